@@ -1,0 +1,5 @@
+"""`python -m exportlens ...`"""
+
+from .cli import main
+
+raise SystemExit(main())

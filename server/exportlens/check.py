@@ -1,0 +1,156 @@
+"""Check one file: discover its modules, export each in the worker, diagnose.
+
+Shared by the CLI and the language server; knows nothing about either.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnosis import DiagnosisContext, diagnose
+from .discovery import Discovery, Target, discover
+from .engine import Engine, Job, JobOutcome
+from .findings import Finding, FileResult, ModuleResult, Range
+from .outcomes import outcome_findings
+from .textpos import SourceText
+
+MODES = ("non-strict", "strict", "both")
+
+
+@dataclass
+class CheckOptions:
+    mode: str | None = None  # None: the export call's `strict=` if any, else non-strict
+    roots: list[str] = field(default_factory=list)  # workspace roots: importable, "user" code
+
+
+def tracers(mode: str | None) -> list[bool | None]:
+    """The `strict` flags to run: None lets the export call decide."""
+    return {None: [None], "non-strict": [False], "strict": [True], "both": [False, True]}[mode]
+
+
+async def check_file(
+    engine: Engine, path: str, source: str | None = None, options: CheckOptions | None = None,
+    only: set[str] | None = None,
+) -> FileResult:
+    """Check every module of `path` (its buffer text `source`, else the disk), or those in `only`."""
+    options = options or CheckOptions()
+    path = str(Path(path).resolve())
+    if source is None:
+        source = Path(path).read_text(encoding="utf-8")
+    found = discover(source, path)
+    result = FileResult(path)
+    text = SourceText(source)
+    if found.error is not None:
+        result.diagnostics.append(syntax_finding(path, text, found.error))
+        return result
+    targets = [t for t in found.targets if only is None or t.name in only]
+    jobs = [
+        (target, strict)
+        for target in targets
+        if target.inputs_kind != "none"
+        for strict in tracers(options.mode)
+    ]
+    outcomes = await asyncio.gather(
+        *(engine.run(make_job(path, source, found, target, strict, options)) for target, strict in jobs)
+    )
+    for target in targets:
+        if target.inputs_kind == "none":
+            result.modules.append(_module_result(target, None, "skipped", options.mode))
+            if not any(target.name in other.uses for other in found.targets):
+                result.diagnostics.append(no_inputs_finding(path, text, target))
+    for (target, _), outcome in zip(jobs, outcomes, strict=True):
+        result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
+        ctx = DiagnosisContext(
+            path=path, source=source, module=target.name,
+            mode="strict" if outcome.strict else "non-strict",
+            anchor=anchor_range(text, target), roots=options.roots,
+        )
+        if outcome.status == "failed" and outcome.failure is not None:
+            result.diagnostics.extend(diagnose(outcome.failure, ctx))
+        else:
+            result.diagnostics.extend(outcome_findings(outcome, ctx))
+    result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
+    return result
+
+
+def make_job(
+    path: str, source: str, found: Discovery, target: Target, strict: bool | None, options: CheckOptions
+) -> Job:
+    module_name, sys_path = import_context(path, options.roots)
+    return Job(
+        path=path, source=source, module_name=module_name, sys_path=sys_path,
+        target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
+        strict=strict,
+        timeout=0.0,  # the engine's default
+        load_until=found.load_until,
+    )
+
+
+def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:
+    """The dotted name the file runs under, and what goes on sys.path.
+
+    Inside packages (folders with __init__.py) the name is dotted from the
+    top package, so relative imports work; never "__main__".
+    """
+    folder = Path(path).parent
+    parts = [Path(path).stem]
+    while (folder / "__init__.py").exists() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    sys_path = [str(folder), str(Path(path).parent), *roots]
+    return ".".join(parts), list(dict.fromkeys(sys_path))
+
+
+def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode: str | None) -> ModuleResult:
+    line = getattr(target.node, "lineno", 1) - 1
+    tracer = mode or "non-strict"
+    if outcome is not None and mode in (None, "both"):
+        tracer = "strict" if outcome.strict else "non-strict"
+    summary = outcome.summary if outcome else None
+    return ModuleResult(
+        name=target.name, line=line, inputs=target.inputs_kind,  # type: ignore[arg-type]
+        mode=tracer, status=status, seconds=outcome.seconds if outcome else 0.0,  # type: ignore[arg-type]
+        ops=summary.get("ops") if summary else None, graph=summary,
+    )
+
+
+def anchor_range(text: SourceText, target: Target) -> Range:
+    """The class name for a class target; the export call's first line otherwise."""
+    node = target.node
+    if isinstance(node, ast.ClassDef):
+        line = node.lineno - 1
+        start = text.line(line).find(node.name, node.col_offset)
+        start = max(start, 0)
+        return Range.of(line, start, line, start + len(node.name))
+    line = getattr(node, "lineno", 1) - 1
+    end_line = getattr(node, "end_lineno", line + 1) - 1
+    end = getattr(node, "end_col_offset", None) if end_line == line else None
+    return text.span(line, getattr(node, "col_offset", None), line if end is not None else None, end)
+
+
+def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
+    return Finding(
+        path=path, range=anchor_range(text, target), severity="information", code="no-example-inputs",
+        module=target.name,
+        message=(
+            f"ExportLens cannot check `{target.name}`: it has no example inputs. Add an "
+            f"`example_inputs(self)` method returning a tuple of tensors, or a "
+            f"`torch.export.export({target.name}(...), (inputs,))` call under `if __name__ == \"__main__\":`."
+        ),
+    )
+
+
+def syntax_finding(path: str, text: SourceText, error: SyntaxError) -> Finding:
+    line = max((error.lineno or 1) - 1, 0)
+    return Finding(
+        path=path, range=text.line_range(line), severity="error", code="syntax-error",
+        message=f"Syntax error, nothing was exported: {error.msg}",
+    )
+
+
+def default_roots() -> list[str]:
+    return [os.getcwd()]

@@ -1,0 +1,91 @@
+"""`exportlens check PATH…`: the engine, headless, for terminals and CI."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .check import MODES, CheckOptions, check_file
+from .engine import Engine, EngineOptions
+from .engine.process import WorkerError
+from .findings import FileResult
+from .report import render
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="exportlens", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"exportlens {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="export every module in the files and report failures")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="Python files or folders")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("--mode", choices=MODES, default=None,
+                       help="tracer: non-strict (torch's default), strict (dynamo) or both; "
+                            "default: the export call's own strict=, else non-strict")
+    check.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per module (default 30)")
+    check.add_argument("--memory-limit", type=int, default=None, metavar="MB",
+                       help="address-space cap per export, on top of the warm worker")
+    check.add_argument("--python", default=None, metavar="EXE",
+                       help="interpreter with torch to run exports in (default: this one)")
+    check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
+    return parser
+
+
+def python_files(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files += sorted(
+                p for p in path.rglob("*.py")
+                if not any(part.startswith(".") or part in ("__pycache__", "node_modules") for part in p.parts)
+            )
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"no such file or folder: {raw}")
+    return files
+
+
+async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
+    engine = Engine(EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit))
+    options = CheckOptions(mode=args.mode, roots=[os.getcwd()])
+    try:
+        await engine.worker()
+        results = list(await asyncio.gather(*(check_file(engine, str(f), None, options) for f in args.files)))
+        info = engine.info
+    finally:
+        await engine.close()
+    return results, {"torch": str(info.get("torch", "")), "python": str(info.get("python", ""))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code else EXIT_CLEAN
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(name)s: %(message)s")
+    try:
+        args.files = python_files(args.paths)
+    except FileNotFoundError as exc:
+        print(f"exportlens: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        results, versions = asyncio.run(run_check(args))
+    except WorkerError as exc:
+        print(f"exportlens: {exc}\nexportlens: pick an interpreter that has torch with --python, "
+              "or `pip install torch` into this one.", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
+    sys.stdout.flush()
+    failed = any(d.severity == "error" for r in results for d in r.diagnostics)
+    return EXIT_FINDINGS if failed else EXIT_CLEAN

@@ -1,0 +1,92 @@
+"""Run jobs in the warm worker: supersede, time out, restart when it dies."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from .jobs import Job, JobOutcome
+from .process import WorkerError, WorkerProcess
+
+# The worker enforces each job's timeout itself; if it does not answer well
+# after that, it is wedged and gets replaced.
+WEDGED_GRACE = 20.0
+
+
+@dataclass
+class EngineOptions:
+    python: str | None = None  # interpreter for the worker (needs torch); default: this one
+    timeout: float = 30.0
+    memory_mb: int | None = None
+    parallel: int = 2
+
+
+class Engine:
+    def __init__(self, options: EngineOptions | None = None) -> None:
+        self.options = options or EngineOptions()
+        self._worker: WorkerProcess | None = None
+        self._starting: asyncio.Task[WorkerProcess] | None = None
+        self._ids = itertools.count(1)
+        self._latest: dict[tuple[Any, ...], int] = {}  # job key -> newest job id
+        self.restarts = 0
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """What the worker said when it came up: torch and python versions."""
+        return self._worker.info if self._worker else {}
+
+    async def worker(self) -> WorkerProcess:
+        if self._worker is not None and self._worker.alive:
+            return self._worker
+        if self._starting is None:
+            self._starting = asyncio.create_task(self._start())
+        try:
+            return await asyncio.shield(self._starting)
+        finally:
+            if self._starting is not None and self._starting.done():
+                self._starting = None
+
+    async def _start(self) -> WorkerProcess:
+        if self._worker is not None:
+            self.restarts += 1
+            await self._worker.kill()
+        worker = WorkerProcess(self.options.python, self.options.parallel)
+        await worker.start()
+        self._worker = worker
+        return worker
+
+    async def run(self, job: Job) -> JobOutcome:
+        """Run one job; a newer job with the same key cancels this one."""
+        job_id = next(self._ids)
+        older = self._latest.get(job.key)
+        self._latest[job.key] = job_id
+        worker = await self.worker()
+        if older is not None:
+            worker.cancel(older)
+        job.timeout = job.timeout or self.options.timeout
+        if job.memory_mb is None:
+            job.memory_mb = self.options.memory_mb
+        future = worker.submit(job.to_wire(job_id))
+        try:
+            message = await asyncio.wait_for(asyncio.shield(future), job.timeout + WEDGED_GRACE)
+        except asyncio.TimeoutError:
+            await worker.kill()  # wedged: the next job starts a fresh one
+            message = {"status": "timeout", "seconds": job.timeout, "reason": "the worker stopped answering"}
+        except asyncio.CancelledError:
+            if worker.alive:
+                worker.cancel(job_id)
+            raise
+        finally:
+            if self._latest.get(job.key) == job_id:
+                del self._latest[job.key]
+        return JobOutcome.from_wire(message)
+
+    async def close(self) -> None:
+        if self._worker is not None:
+            await self._worker.close()
+            self._worker = None
+
+
+__all__ = ["Engine", "EngineOptions", "WorkerError"]

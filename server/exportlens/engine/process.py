@@ -1,0 +1,146 @@
+"""The worker as seen from the engine: start it, talk to it, restart it.
+
+The worker's code is loaded by file location under a private package name,
+so the user's interpreter needs torch and nothing of ours: none of the
+engine's dependencies (pygls, ...) ever land on its `sys.path`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("exportlens.worker")
+
+WORKER_DIR = Path(__file__).resolve().parent.parent / "worker"
+BOOT = """\
+import importlib.util, sys
+if sys.path and sys.path[0] in ('', '.'):
+    del sys.path[0]  # never import from the cwd: a stray torch.py must not shadow torch
+spec = importlib.util.spec_from_file_location(
+    'exportlens_worker', sys.argv[1], submodule_search_locations=[sys.argv[2]])
+module = importlib.util.module_from_spec(spec)
+sys.modules['exportlens_worker'] = module
+spec.loader.exec_module(module)
+from exportlens_worker.main import main
+main()
+"""
+STARTUP_TIMEOUT = 180.0
+
+
+class WorkerError(RuntimeError):
+    """The worker could not start (no torch, bad interpreter, ...)."""
+
+
+class WorkerProcess:
+    def __init__(self, python: str | None = None, parallel: int = 2) -> None:
+        self.python = python or sys.executable
+        self.parallel = parallel
+        self.info: dict[str, Any] = {}
+        self._proc: asyncio.subprocess.Process | None = None
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    async def start(self) -> dict[str, Any]:
+        env = dict(os.environ, EXPORTLENS_PARALLEL=str(self.parallel), PYTHONUNBUFFERED="1")
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                self.python, "-c", BOOT, str(WORKER_DIR / "__init__.py"), str(WORKER_DIR),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                limit=64 * 1024 * 1024,
+            )
+        except OSError as exc:
+            raise WorkerError(f"cannot start the worker with {self.python}: {exc}") from exc
+        assert self._proc.stdout and self._proc.stderr
+        self._tasks = [asyncio.create_task(self._drain_stderr(self._proc.stderr))]
+        try:
+            first = await asyncio.wait_for(self._proc.stdout.readline(), STARTUP_TIMEOUT)
+        except asyncio.TimeoutError:
+            await self.kill()
+            raise WorkerError(f"the worker ({self.python}) did not start in {STARTUP_TIMEOUT:.0f} s") from None
+        message = json.loads(first) if first.strip() else {}
+        if message.get("event") != "ready":
+            await self.kill()
+            detail = message.get("message") or "\n".join(self._stderr_tail) or "it exited"
+            raise WorkerError(f"the worker ({self.python}) could not start: {detail}")
+        self.info = message
+        self._tasks.append(asyncio.create_task(self._read_results(self._proc.stdout)))
+        return message
+
+    async def _read_results(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            message = json.loads(line)
+            future = self._pending.pop(int(message.get("id", -1)), None)
+            if future and not future.done():
+                future.set_result(message)
+        self._fail_pending("the export worker exited")
+
+    async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            text = line.decode("utf-8", errors="replace").rstrip()
+            self._stderr_tail.append(text)
+            log.debug("%s", text)
+
+    def _fail_pending(self, why: str) -> None:
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_result({"status": "crashed", "worker_died": True, "reason": why})
+
+    def send(self, message: dict[str, Any]) -> None:
+        if not self.alive or self._proc is None or self._proc.stdin is None:
+            raise WorkerError("the worker is not running")
+        self._proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+
+    def submit(self, wire_job: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[int(wire_job["id"])] = future
+        self.send({"op": "job", "job": wire_job})
+        return future
+
+    def cancel(self, job_id: int) -> None:
+        if self.alive:
+            self.send({"op": "cancel", "id": job_id})
+
+    async def kill(self) -> None:
+        """Stop the worker; its children die with it (PDEATHSIG), none is left a zombie."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.returncode is None:
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+        if proc is not None:
+            await proc.wait()
+        for task in self._tasks:
+            task.cancel()
+        self._tasks = []
+        self._fail_pending("the export worker was stopped")
+
+    async def close(self) -> None:
+        """Graceful: close stdin (the worker finishes up and exits), then make sure."""
+        if self._proc is not None and self._proc.stdin is not None and self.alive:
+            self._proc.stdin.close()
+            try:
+                await asyncio.wait_for(self._proc.wait(), 5.0)
+            except asyncio.TimeoutError:
+                pass
+        await self.kill()

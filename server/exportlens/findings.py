@@ -1,0 +1,124 @@
+"""The engine's result types: findings (diagnostics) and per-module outcomes.
+
+Positions are 0-based lines and UTF-16 code-unit characters, exactly as LSP
+wants them; the text reporter adds 1 for humans.  Everything here is plain
+data so the CLI, the language server and the JSON/SARIF reporters share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "information", "hint"]
+InputsKind = Literal["export-call", "example-inputs", "inferred", "none"]
+Status = Literal["exported", "failed", "skipped", "crashed", "timeout", "cancelled"]
+Mode = Literal["non-strict", "strict", "both"]
+
+SOURCE = "exportlens"
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int
+    character: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"line": self.line, "character": self.character}
+
+
+@dataclass(frozen=True)
+class Range:
+    start: Position
+    end: Position
+
+    @staticmethod
+    def of(line: int, start: int, end_line: int, end: int) -> Range:
+        return Range(Position(line, start), Position(end_line, end))
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        return {"start": self.start.to_json(), "end": self.end.to_json()}
+
+
+@dataclass(frozen=True)
+class Related:
+    path: str
+    range: Range
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "range": self.range.to_json(), "message": self.message}
+
+
+@dataclass
+class Finding:
+    """One diagnostic: where, how bad, which stable code, what to do."""
+
+    path: str
+    range: Range
+    severity: Severity
+    code: str
+    message: str
+    module: str | None = None
+    mode: str | None = None
+    related: list[Related] = field(default_factory=list)
+    # Documentation link for the code (LSP codeDescription.href).
+    url: str | None = None
+    # Machine-readable data for quick-fixes (suggested fixes, symbols, ...).
+    fix: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "range": self.range.to_json(),
+            "severity": self.severity,
+            "code": self.code,
+            "source": SOURCE,
+            "message": self.message,
+            "module": self.module,
+            "mode": self.mode,
+            "related": [r.to_json() for r in self.related],
+        }
+        if self.url:
+            out["url"] = self.url
+        if self.fix:
+            out["fix"] = self.fix
+        return out
+
+
+@dataclass
+class ModuleResult:
+    """How one module's check went; `graph` holds the export summary on success."""
+
+    name: str
+    line: int
+    inputs: InputsKind
+    mode: str
+    status: Status
+    seconds: float = 0.0
+    ops: int | None = None
+    graph: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "line": self.line,
+            "inputs": self.inputs,
+            "mode": self.mode,
+            "status": self.status,
+            "seconds": round(self.seconds, 3),
+            "ops": self.ops,
+        }
+
+
+@dataclass
+class FileResult:
+    path: str
+    modules: list[ModuleResult] = field(default_factory=list)
+    diagnostics: list[Finding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "modules": [m.to_json() for m in self.modules],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }

@@ -1,0 +1,66 @@
+"""SARIF 2.1.0 for code-scanning upload: one rule per code, 1-based regions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..findings import FileResult, Finding, Range
+from .paths import display_path
+
+LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/exportlens/exportlens"
+
+
+def _region(rng: Range) -> dict[str, int]:
+    # SARIF columns count UTF-16 code units by default, as LSP does.
+    return {
+        "startLine": rng.start.line + 1, "startColumn": rng.start.character + 1,
+        "endLine": rng.end.line + 1, "endColumn": rng.end.character + 1,
+    }
+
+
+def _location(path: str, rng: Range, cwd: Path, message: str | None = None) -> dict[str, Any]:
+    location: dict[str, Any] = {"physicalLocation": {
+        "artifactLocation": {"uri": display_path(path, cwd)}, "region": _region(rng)}}
+    if message:
+        location["message"] = {"text": message}
+    return location
+
+
+def _result(d: Finding, cwd: Path) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": d.code, "level": LEVELS[d.severity], "message": {"text": d.message},
+        "locations": [_location(d.path, d.range, cwd)],
+        "properties": {"module": d.module, "mode": d.mode},
+    }
+    if d.related:
+        result["relatedLocations"] = [
+            dict(_location(r.path, r.range, cwd, r.message), id=i) for i, r in enumerate(d.related)
+        ]
+    return result
+
+
+def render_sarif(results: list[FileResult], versions: dict[str, str], cwd: Path) -> str:
+    findings = [d for r in results for d in r.diagnostics]
+    rules: dict[str, dict[str, Any]] = {}
+    for d in findings:
+        rule = rules.setdefault(d.code, {"id": d.code, "shortDescription": {"text": d.code.replace("-", " ")}})
+        if d.url:
+            rule["helpUri"] = d.url
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "ExportLens", "version": __version__, "informationUri": INFO_URI,
+                                "rules": list(rules.values())}},
+            "invocations": [{"executionSuccessful": True,
+                             "properties": {"torch": versions.get("torch"), "python": versions.get("python")}}],
+            "columnKind": "utf16CodeUnits",
+            "results": [_result(d, cwd) for d in findings],
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,6 @@
+"""The export worker: runs in the *user's* interpreter, next to their torch.
+
+This package imports only the standard library and torch, and is loaded by
+file location (see `exportlens.engine.process`), so an interpreter that has
+torch but not ExportLens can run it without our dependencies leaking in.
+"""

@@ -1,0 +1,96 @@
+"""Build (module, args, kwargs, dynamic_shapes, strict) for one export target.
+
+Three sources, decided statically by the engine's discovery:
+- "export-call": the user's own `export(...)` call.  We run the statements
+  that precede it in its block(s) (`prelude`, given by position), then
+  evaluate the call's arguments -- never the call itself, nothing after it.
+- "example-inputs": `Cls().example_inputs()` (or `get_example_inputs`).
+- "inferred": `Cls()` with an input expression built from its first layer.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import torch
+
+
+@dataclass
+class Attempt:
+    module: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    dynamic_shapes: Any = None
+    strict: bool | None = None  # None: the caller's mode decides
+
+
+def build(spec: dict[str, Any], user_module: ModuleType, path: str, source: str) -> Attempt:
+    kind = spec["kind"]
+    namespace = user_module.__dict__
+    if kind == "export-call":
+        return _from_export_call(spec, dict(namespace), path, source)
+    cls = namespace[spec["class"]]
+    module = cls()
+    if kind == "example-inputs":
+        return Attempt(module, *_split_inputs(getattr(module, spec["method"])()))
+    if kind == "inferred":
+        value = eval(compile(spec["expr"], path, "eval"), {"torch": torch})  # noqa: S307
+        return Attempt(module, *_split_inputs(value))
+    raise ValueError(f"unknown inputs kind {kind!r}")
+
+
+def _split_inputs(value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Accept a tensor, a tuple of args, a dict of kwargs, or (args, kwargs)."""
+    if isinstance(value, dict):
+        return (), dict(value)
+    if isinstance(value, list):
+        value = tuple(value)
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], (tuple, list))
+        and isinstance(value[1], dict)
+    ):
+        return tuple(value[0]), dict(value[1])
+    if isinstance(value, tuple):
+        return value, {}
+    return (value,), {}
+
+
+def _find(tree: ast.AST, kind: type, line: int, col: int) -> Any:
+    for node in ast.walk(tree):
+        if isinstance(node, kind) and (node.lineno, node.col_offset) == (line, col):  # type: ignore[attr-defined]
+            return node
+    raise LookupError(f"no {kind.__name__} at {line}:{col} (the buffer changed?)")
+
+
+def _from_export_call(spec: dict[str, Any], namespace: dict[str, Any], path: str, source: str) -> Attempt:
+    tree = ast.parse(source, path)
+    call: ast.Call = _find(tree, ast.Call, *spec["call"])
+    prelude = [_find(tree, ast.stmt, line, col) for line, col in spec["prelude"]]
+    if prelude:
+        exec(compile(ast.Module(body=prelude, type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+
+    def value(node: ast.expr) -> Any:
+        return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307
+
+    module = value(call.args[0])
+    args = value(call.args[1]) if len(call.args) > 1 else ()
+    kwargs = value(call.args[2]) if len(call.args) > 2 else None
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    if "args" in keywords:
+        args = value(keywords["args"])
+    if "kwargs" in keywords:
+        kwargs = value(keywords["kwargs"])
+    if not isinstance(args, tuple):
+        args = tuple(args) if isinstance(args, list) else (args,)
+    return Attempt(
+        module,
+        args,
+        dict(kwargs or {}),
+        value(keywords["dynamic_shapes"]) if "dynamic_shapes" in keywords else None,
+        bool(value(keywords["strict"])) if "strict" in keywords else None,
+    )

@@ -1,0 +1,38 @@
+"""Execute the buffer text as a real module whose filename is the real path.
+
+linecache gets the buffer's lines (with no mtime, so nothing invalidates
+them), hence tracebacks, inspect and `node.meta["stack_trace"]` all point at
+the lines the user is looking at, saved or not.  Only the top level up to
+`stop` (the first statement that would itself run an export) is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import sys
+import types
+
+
+def load_module(
+    path: str, source: str, module_name: str, search_path: list[str], stop: list[int] | None
+) -> types.ModuleType:
+    for entry in reversed(search_path):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    linecache.cache[path] = (len(source), None, source.splitlines(keepends=True), path)
+    module = types.ModuleType(module_name)
+    module.__file__ = path
+    if "." in module_name:
+        module.__package__ = module_name.rpartition(".")[0]
+    # Register so pickling, dataclasses and typing can find the module; never
+    # replace one that is already imported (a file called `copy.py`, say).
+    sys.modules.setdefault(module_name, module)
+    tree = ast.parse(source, path)
+    if stop is not None:
+        cut = next(
+            (i for i, s in enumerate(tree.body) if [s.lineno, s.col_offset] == list(stop)), len(tree.body)
+        )
+        tree.body = tree.body[:cut]
+    exec(compile(tree, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
+    return module

@@ -1,0 +1,245 @@
+"""The long-lived worker: imports torch once, warms it up, forks a child per job.
+
+It never runs user code itself, so it stays healthy whatever a job does.  One
+single-threaded select loop reads jobs from stdin, drains each child's output
+and result pipes, enforces timeouts and reaps children: no threads, so forking
+is safe.  Protocol messages go to a private duplicate of fd 1; fd 1 itself is
+pointed at stderr so nothing else can corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import protocol
+from .isolation import die_with_parent
+
+OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
+
+
+@dataclass
+class Running:
+    job: dict[str, Any]
+    pid: int
+    result_fd: int
+    output_fd: int
+    started: float
+    deadline: float
+    result: bytearray = field(default_factory=bytearray)
+    output: bytearray = field(default_factory=bytearray)
+    output_dropped: int = 0
+    killed: str | None = None  # "timeout" | "cancelled" when we killed it
+    exit_status: int | None = None  # set once reaped
+    open_fds: set[int] = field(default_factory=set)
+
+
+class Worker:
+    def __init__(self, proto_fd: int, max_parallel: int) -> None:
+        self.proto_fd = proto_fd
+        self.max_parallel = max_parallel
+        self.queue: list[dict[str, Any]] = []
+        self.running: dict[int, Running] = {}  # by job id
+        self.stdin = protocol.LineReader()
+        self.closing = False
+
+    # -- messages -----------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> None:
+        protocol.write_all(self.proto_fd, protocol.encode(message))
+
+    def handle(self, message: dict[str, Any]) -> None:
+        op = message.get("op")
+        if op == "job":
+            self.queue.append(message["job"])
+        elif op == "cancel":
+            self.cancel(int(message["id"]))
+        elif op == "ping":
+            self.send({"event": "pong", "id": message.get("id")})
+        elif op == "shutdown":
+            self.closing = True
+
+    def cancel(self, job_id: int) -> None:
+        for queued in list(self.queue):
+            if queued["id"] == job_id:
+                self.queue.remove(queued)
+                self.send({"event": "result", "id": job_id, "status": "cancelled", "seconds": 0.0})
+        run = self.running.get(job_id)
+        if run and not run.killed:
+            run.killed = "cancelled"
+            kill_group(run.pid)
+
+    # -- children -----------------------------------------------------------
+    def start_next(self) -> None:
+        while self.queue and len(self.running) < self.max_parallel:
+            job = self.queue.pop(0)
+            self.running[job["id"]] = self.fork(job)
+
+    def fork(self, job: dict[str, Any]) -> Running:
+        from .child import run_job_in_child
+
+        result_r, result_w = os.pipe()
+        output_r, output_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # child: never returns
+            os.close(result_r)
+            os.close(output_r)
+            os.close(self.proto_fd)
+            run_job_in_child(job, result_w, output_w)
+        os.close(result_w)
+        os.close(output_w)
+        for fd in (result_r, output_r):
+            os.set_blocking(fd, False)
+        now = time.monotonic()
+        run = Running(job, pid, result_r, output_r, now, now + float(job.get("timeout", 30)))
+        run.open_fds = {result_r, output_r}
+        return run
+
+    def drain(self, run: Running, fd: int) -> bool:
+        """Read what is there; False at end of file."""
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return True
+        if not data:
+            return False
+        if fd == run.result_fd:
+            run.result += data
+        else:
+            room = OUTPUT_KEEP - len(run.output)
+            run.output += data[:room]
+            run.output_dropped += max(0, len(data) - room)
+        return True
+
+    def finish(self, run: Running) -> None:
+        """Child's pipes are closed or it was killed: reap it and report."""
+        kill_group(run.pid)  # grandchildren it left behind
+        for fd in (run.result_fd, run.output_fd):
+            while fd in run.open_fds and select.select([fd], [], [], 0.05)[0]:
+                if not self.drain(run, fd):
+                    break
+            os.close(fd)
+        status = run.exit_status if run.exit_status is not None else os.waitpid(run.pid, 0)[1]
+        seconds = time.monotonic() - run.started
+        message: dict[str, Any] = {"event": "result", "id": run.job["id"], "seconds": seconds}
+        message["output"] = run.output.decode("utf-8", errors="replace")
+        message["output_dropped"] = run.output_dropped
+        if run.killed:
+            message["status"] = run.killed
+        elif run.result:
+            message.update(protocol.json.loads(bytes(run.result)))
+        else:
+            message["status"] = "crashed"
+            message["exit"] = describe_status(status)
+        self.send(message)
+
+    # -- loop -----------------------------------------------------------------
+    def loop(self) -> None:
+        os.set_blocking(0, False)
+        stdin_open = True
+        while stdin_open or self.running or self.queue:
+            if self.closing and not self.running:
+                break
+            self.start_next()
+            fds = [0] if stdin_open else []
+            for run in self.running.values():
+                fds += list(run.open_fds)
+            now = time.monotonic()
+            wait = min([r.deadline - now for r in self.running.values()] + [1.0])
+            ready = select.select(fds, [], [], max(wait, 0.0))[0]
+            if 0 in ready:
+                try:
+                    data = os.read(0, 1 << 16)
+                except BlockingIOError:
+                    data = b"?"
+                if not data:
+                    stdin_open = False  # engine went away: finish up and exit
+                    for run in self.running.values():
+                        run.killed = run.killed or "cancelled"
+                        kill_group(run.pid)
+                elif data != b"?":
+                    for message in self.stdin.feed(data):
+                        self.handle(message)
+            for run in list(self.running.values()):
+                for fd in list(run.open_fds):
+                    if fd in ready and not self.drain(run, fd):
+                        run.open_fds.discard(fd)
+                if time.monotonic() > run.deadline and not run.killed:
+                    run.killed = "timeout"
+                    kill_group(run.pid)
+                # A child's grandchildren may hold its pipes open: once it has
+                # exited or we killed it, stop waiting for end of file.
+                if not run.open_fds or child_exited(run):
+                    del self.running[run.job["id"]]
+                    self.finish(run)
+
+
+def child_exited(run: Running) -> bool:
+    if run.exit_status is not None:
+        return True
+    pid, status = os.waitpid(run.pid, os.WNOHANG)
+    if pid == 0:
+        return False
+    run.exit_status = status
+    return True
+
+
+def kill_group(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def describe_status(status: int) -> dict[str, Any]:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        return {"signal": signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)}
+    return {"code": os.WEXITSTATUS(status)}
+
+
+def warm_up() -> None:
+    """Pay torch's first-export costs (dynamo init, fake mode, caches) once."""
+    import torch
+
+    class Tiny(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(self.lin(x)) + 1
+
+    for strict in (False, True):
+        torch.export.export(Tiny(), (torch.randn(2, 4),), strict=strict)
+
+
+def main() -> None:
+    die_with_parent()
+    proto_fd = os.dup(1)
+    os.dup2(2, 1)  # stray prints in this process go to stderr, never to the protocol
+    started = time.monotonic()
+    worker = Worker(proto_fd, max_parallel=int(os.environ.get("EXPORTLENS_PARALLEL", "2")))
+    try:
+        import torch
+
+        warm_up()
+    except BaseException as exc:  # noqa: BLE001 - any failure here is reported, not raised
+        worker.send({"event": "fatal", "message": f"{type(exc).__name__}: {exc}",
+                     "python": sys.executable})
+        return
+    worker.send({
+        "event": "ready",
+        "torch": torch.__version__.split("+")[0],
+        "python": ".".join(map(str, sys.version_info[:3])),
+        "pid": os.getpid(),
+        "warmup_seconds": time.monotonic() - started,
+    })
+    worker.loop()
