@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnosis import DiagnosisContext, diagnose
+from .diagnosis.silent import silent_findings
 from .discovery import Discovery, Target, discover
 from .engine import Engine, Job, JobOutcome
 from .findings import Finding, FileResult, ModuleResult, Range
@@ -25,6 +26,7 @@ MODES = ("non-strict", "strict", "both")
 class CheckOptions:
     mode: str | None = None  # None: the export call's `strict=` if any, else non-strict
     roots: list[str] = field(default_factory=list)  # workspace roots: importable, "user" code
+    all_failures: bool = True  # after a failure, look for the module's other failures too
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -71,6 +73,8 @@ async def check_file(
         )
         if outcome.status == "failed" and outcome.failure is not None:
             result.diagnostics.extend(diagnose(outcome.failure, ctx))
+        elif outcome.status == "exported" and outcome.summary is not None:
+            result.diagnostics.extend(silent_findings(outcome.summary, ctx))
         else:
             result.diagnostics.extend(outcome_findings(outcome, ctx))
     result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
@@ -87,6 +91,7 @@ def make_job(
         strict=strict,
         timeout=0.0,  # the engine's default
         load_until=found.load_until,
+        all_failures=options.all_failures,
     )
 
 

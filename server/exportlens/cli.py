@@ -35,6 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--python", default=None, metavar="EXE",
                        help="interpreter with torch to run exports in (default: this one)")
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
+    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=2087)
+    serve.add_argument("-v", "--verbose", action="store_true")
     return parser
 
 
@@ -74,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE if exc.code else EXIT_CLEAN
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(name)s: %(message)s")
+    if args.command == "serve":
+        from .lsp.server import serve  # pygls is only imported when serving
+
+        return serve(args)
     try:
         args.files = python_files(args.paths)
     except FileNotFoundError as exc:

@@ -17,6 +17,8 @@ class Job:
     timeout: float = 30.0
     memory_mb: int | None = None
     load_until: list[int] | None = None  # [line, col]: top-level statement the load stops before
+    all_failures: bool = True  # look for more failures after the first
+    save_to: str | None = None  # write the ExportedProgram here (`torch.export.save`) on success
 
     @property
     def key(self) -> tuple[str, str, bool | None]:
@@ -35,6 +37,8 @@ class Job:
             "timeout": self.timeout,
             "memory_mb": self.memory_mb,
             "load_until": self.load_until,
+            "all_failures": self.all_failures,
+            "save_to": self.save_to,
         }
 
 

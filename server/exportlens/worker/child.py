@@ -37,6 +37,7 @@ def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoR
 def execute(job: dict[str, Any]) -> dict[str, Any]:
     import torch
 
+    from .allfailures import more_failures
     from .failure import describe_failure
     from .inputs import Attempt, build
     from .loader import load_module
@@ -70,6 +71,8 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
                 strict=strict,
             )
         export_seconds = time.perf_counter() - started
+        if job.get("save_to"):
+            torch.export.save(program, job["save_to"])
         return {
             "status": "exported",
             "strict": strict,
@@ -78,8 +81,7 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
             "summary": summarize(program, path, list(caught)),
         }
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
-        return {
-            "status": "failed",
-            "strict": strict,
-            "failure": describe_failure(exc, stage, attempt, strict, path),
-        }
+        record = describe_failure(exc, stage, attempt, strict, path)
+        if stage == "export" and job.get("all_failures", True):
+            record["more"] = more_failures(exc, attempt, strict, path)
+        return {"status": "failed", "strict": strict, "failure": record}

@@ -1,0 +1,54 @@
+"""Shared fixtures: one real warm worker for the session, and a way to check source text."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from exportlens.check import CheckOptions, check_file
+from exportlens.engine import Engine, EngineOptions
+from exportlens.findings import FileResult, Finding
+
+
+@pytest_asyncio.fixture(scope="session")
+async def engine() -> AsyncIterator[Engine]:
+    engine = Engine(EngineOptions(timeout=60.0))
+    await engine.worker()
+    yield engine
+    await engine.close()
+
+
+@pytest.fixture
+def write(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """write("name.py", source) -> absolute path of a dedented file in a temp workspace."""
+
+    def _write(name: str, source: str) -> str:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+        return str(path)
+
+    return _write
+
+
+async def check(engine: Engine, path: str, mode: str | None = None, source: str | None = None) -> FileResult:
+    roots = [str(Path(path).parent)]
+    return await check_file(engine, path, source, CheckOptions(mode=mode, roots=roots))
+
+
+def only(result: FileResult, code: str) -> Finding:
+    matches = [d for d in result.diagnostics if d.code == code]
+    assert len(matches) == 1, [(d.code, d.message) for d in result.diagnostics]
+    return matches[0]
+
+
+def line_of(path: str, needle: str) -> int:
+    """0-based line of the first line containing `needle`."""
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines()):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
