@@ -10,12 +10,13 @@ import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from .diagnosis import DiagnosisContext, diagnose
 from .diagnosis.silent import silent_findings
 from .discovery import Discovery, Target, discover
 from .engine import Engine, Job, JobOutcome
-from .findings import Finding, FileResult, ModuleResult, Range
+from .findings import FileResult, Finding, InputsKind, ModuleResult, Range, Status
 from .outcomes import outcome_findings
 from .textpos import SourceText
 
@@ -31,11 +32,20 @@ class CheckOptions:
 
 def tracers(mode: str | None) -> list[bool | None]:
     """The `strict` flags to run: None lets the export call decide."""
-    return {None: [None], "non-strict": [False], "strict": [True], "both": [False, True]}[mode]
+    choices: dict[str | None, list[bool | None]] = {
+        None: [None],
+        "non-strict": [False],
+        "strict": [True],
+        "both": [False, True],
+    }
+    return choices[mode]
 
 
 async def check_file(
-    engine: Engine, path: str, source: str | None = None, options: CheckOptions | None = None,
+    engine: Engine,
+    path: str,
+    source: str | None = None,
+    options: CheckOptions | None = None,
     only: set[str] | None = None,
 ) -> FileResult:
     """Check every module of `path` (its buffer text `source`, else the disk), or those in `only`."""
@@ -67,9 +77,12 @@ async def check_file(
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
         result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
         ctx = DiagnosisContext(
-            path=path, source=source, module=target.name,
+            path=path,
+            source=source,
+            module=target.name,
             mode="strict" if outcome.strict else "non-strict",
-            anchor=anchor_range(text, target), roots=options.roots,
+            anchor=anchor_range(text, target),
+            roots=options.roots,
         )
         if outcome.status == "failed" and outcome.failure is not None:
             result.diagnostics.extend(diagnose(outcome.failure, ctx))
@@ -86,7 +99,10 @@ def make_job(
 ) -> Job:
     module_name, sys_path = import_context(path, options.roots)
     return Job(
-        path=path, source=source, module_name=module_name, sys_path=sys_path,
+        path=path,
+        source=source,
+        module_name=module_name,
+        sys_path=sys_path,
         target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
         strict=strict,
         timeout=0.0,  # the engine's default
@@ -117,9 +133,14 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         tracer = "strict" if outcome.strict else "non-strict"
     summary = outcome.summary if outcome else None
     return ModuleResult(
-        name=target.name, line=line, inputs=target.inputs_kind,  # type: ignore[arg-type]
-        mode=tracer, status=status, seconds=outcome.seconds if outcome else 0.0,  # type: ignore[arg-type]
-        ops=summary.get("ops") if summary else None, graph=summary,
+        name=target.name,
+        line=line,
+        inputs=cast(InputsKind, target.inputs_kind),
+        mode=tracer,
+        status=cast(Status, status),
+        seconds=outcome.seconds if outcome else 0.0,
+        ops=summary.get("ops") if summary else None,
+        graph=summary,
     )
 
 
@@ -139,12 +160,15 @@ def anchor_range(text: SourceText, target: Target) -> Range:
 
 def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
     return Finding(
-        path=path, range=anchor_range(text, target), severity="information", code="no-example-inputs",
+        path=path,
+        range=anchor_range(text, target),
+        severity="information",
+        code="no-example-inputs",
         module=target.name,
         message=(
             f"ExportLens cannot check `{target.name}`: it has no example inputs. Add an "
             f"`example_inputs(self)` method returning a tuple of tensors, or a "
-            f"`torch.export.export({target.name}(...), (inputs,))` call under `if __name__ == \"__main__\":`."
+            f'`torch.export.export({target.name}(...), (inputs,))` call under `if __name__ == "__main__":`.'
         ),
     )
 
@@ -152,7 +176,10 @@ def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
 def syntax_finding(path: str, text: SourceText, error: SyntaxError) -> Finding:
     line = max((error.lineno or 1) - 1, 0)
     return Finding(
-        path=path, range=text.line_range(line), severity="error", code="syntax-error",
+        path=path,
+        range=text.line_range(line),
+        severity="error",
+        code="syntax-error",
         message=f"Syntax error, nothing was exported: {error.msg}",
     )
 

@@ -26,14 +26,27 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="export every module in the files and report failures")
     check.add_argument("paths", nargs="+", metavar="PATH", help="Python files or folders")
     check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    check.add_argument("--mode", choices=MODES, default=None,
-                       help="tracer: non-strict (torch's default), strict (dynamo) or both; "
-                            "default: the export call's own strict=, else non-strict")
+    check.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="tracer: non-strict (torch's default), strict (dynamo) or both; "
+        "default: the export call's own strict=, else non-strict",
+    )
     check.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per module (default 30)")
-    check.add_argument("--memory-limit", type=int, default=None, metavar="MB",
-                       help="address-space cap per export, on top of the warm worker")
-    check.add_argument("--python", default=None, metavar="EXE",
-                       help="interpreter with torch to run exports in (default: this one)")
+    check.add_argument(
+        "--memory-limit",
+        type=int,
+        default=None,
+        metavar="MB",
+        help="address-space cap per export, on top of the warm worker",
+    )
+    check.add_argument(
+        "--python",
+        default=None,
+        metavar="EXE",
+        help="interpreter with torch to run exports in (default: this one)",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
@@ -49,8 +62,11 @@ def python_files(paths: list[str]) -> list[Path]:
         path = Path(raw)
         if path.is_dir():
             files += sorted(
-                p for p in path.rglob("*.py")
-                if not any(part.startswith(".") or part in ("__pycache__", "node_modules") for part in p.parts)
+                p
+                for p in path.rglob("*.py")
+                if not any(
+                    part.startswith(".") or part in ("__pycache__", "node_modules") for part in p.parts
+                )
             )
         elif path.is_file():
             files.append(path)
@@ -77,8 +93,11 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code else EXIT_CLEAN
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(name)s: %(message)s",
+    )
     if args.command == "serve":
         from .lsp.server import serve  # pygls is only imported when serving
 
@@ -91,8 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         results, versions = asyncio.run(run_check(args))
     except WorkerError as exc:
-        print(f"exportlens: {exc}\nexportlens: pick an interpreter that has torch with --python, "
-              "or `pip install torch` into this one.", file=sys.stderr)
+        print(
+            f"exportlens: {exc}\nexportlens: pick an interpreter that has torch with --python, "
+            "or `pip install torch` into this one.",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
     sys.stdout.flush()

@@ -4,24 +4,39 @@ from __future__ import annotations
 
 from .diagnosis import DiagnosisContext
 from .engine import JobOutcome
-from .findings import Finding
+from .findings import Finding, Severity
 
 
 def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
-    def finding(code: str, message: str, severity: str = "error") -> Finding:
+    def finding(code: str, message: str, severity: Severity = "error") -> Finding:
         return Finding(
-            path=ctx.path, range=ctx.anchor, severity=severity, code=code,  # type: ignore[arg-type]
-            message=message, module=ctx.module, mode=ctx.mode,
+            path=ctx.path,
+            range=ctx.anchor,
+            severity=severity,
+            code=code,  # type: ignore[arg-type]
+            message=message,
+            module=ctx.module,
+            mode=ctx.mode,
         )
 
     if outcome.status == "crashed":
-        return [finding("worker-crashed", f"The export worker {_how(outcome)} while exporting `{ctx.module}` "
-                        f"({ctx.mode}); the module's code or a library it calls crashed the process.")]
+        return [
+            finding(
+                "worker-crashed",
+                f"The export worker {_how(outcome)} while exporting `{ctx.module}` "
+                f"({ctx.mode}); the module's code or a library it calls crashed the process.",
+            )
+        ]
     if outcome.status == "timeout":
-        return [finding("export-timeout", f"Exporting `{ctx.module}` ({ctx.mode}) did not finish in "
-                        f"{outcome.seconds:.0f} s and was stopped: look for a loop that never ends in "
-                        "`__init__`, `forward` or the code that builds the example inputs "
-                        "(the limit is the `timeoutSeconds` setting / `--timeout`).")]
+        return [
+            finding(
+                "export-timeout",
+                f"Exporting `{ctx.module}` ({ctx.mode}) did not finish in "
+                f"{outcome.seconds:.0f} s and was stopped: look for a loop that never ends in "
+                "`__init__`, `forward` or the code that builds the example inputs "
+                "(the limit is the `timeoutSeconds` setting / `--timeout`).",
+            )
+        ]
     if outcome.status == "skipped" and outcome.reason:
         return [finding("not-a-module", f"Skipped `{ctx.module}`: {outcome.reason}.", "information")]
     return []

@@ -7,7 +7,7 @@ from .findings import Range
 
 def utf8_to_utf16(line_text: str, byte_col: int) -> int:
     """Map a UTF-8 byte offset within `line_text` to UTF-16 code units."""
-    prefix = line_text.encode("utf-8")[:max(byte_col, 0)].decode("utf-8", errors="ignore")
+    prefix = line_text.encode("utf-8")[: max(byte_col, 0)].decode("utf-8", errors="ignore")
     return utf16_len(prefix)
 
 

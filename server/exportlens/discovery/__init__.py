@@ -68,7 +68,7 @@ def discover(source: str, path: str = "<buffer>") -> Discovery:
             continue
         method = next((m for m in EXAMPLE_METHODS if _has_method(cls, m)), None)
         if method:
-            spec: dict[str, Any] = {"kind": "example-inputs", "class": name, "method": method}
+            spec = {"kind": "example-inputs", "class": name, "method": method}
         elif expr := infer_inputs(cls, constants):
             spec = {"kind": "inferred", "class": name, "expr": expr}
         else:

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 from .syntax import dotted, literal_int
 
-Builder = Callable[[list[int | None], dict[str, ast.AST]], str | None]
+Builder = Callable[[list[int | None], dict[str, ast.expr]], str | None]
 
 
-def _linear(a: list[int | None], kw: dict[str, ast.AST]) -> str | None:
+def _linear(a: list[int | None], kw: dict[str, ast.expr]) -> str | None:
     return f"torch.randn(2, {a[0]})" if a and a[0] else None
 
 
@@ -24,18 +24,18 @@ def _conv(rank: int) -> Builder:
     return lambda a, kw: f"torch.randn(2, {a[0]}, {spatial})" if a and a[0] else None
 
 
-def _embedding(a: list[int | None], kw: dict[str, ast.AST]) -> str | None:
+def _embedding(a: list[int | None], kw: dict[str, ast.expr]) -> str | None:
     return f"torch.randint(0, {a[0]}, (2, 8))" if a and a[0] else None
 
 
-def _sequence(a: list[int | None], kw: dict[str, ast.AST]) -> str | None:
+def _sequence(a: list[int | None], kw: dict[str, ast.expr]) -> str | None:
     batch_first = isinstance(kw.get("batch_first"), ast.Constant) and kw["batch_first"].value is True  # type: ignore[attr-defined]
     if not a or not a[0]:
         return None
     return f"torch.randn(2, 8, {a[0]})" if batch_first else f"torch.randn(8, 2, {a[0]})"
 
 
-def _norm_features(a: list[int | None], kw: dict[str, ast.AST]) -> str | None:
+def _norm_features(a: list[int | None], kw: dict[str, ast.expr]) -> str | None:
     return f"torch.randn(2, 8, {a[0]})" if a and a[0] else None
 
 
@@ -65,7 +65,7 @@ def infer_inputs(cls: ast.ClassDef, constants: dict[str, int]) -> str | None:
         return None
     params = forward.args.args[1:]
     required = len(params) - len(forward.args.defaults)
-    if required != 1 or forward.args.kwonlyargs and None in forward.args.kw_defaults:
+    if required != 1 or (forward.args.kwonlyargs and None in forward.args.kw_defaults):
         return None
     names = dict(constants)
     if init is not None:
@@ -98,7 +98,7 @@ def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
 
 
 def _param_defaults(func: ast.FunctionDef) -> dict[str, int]:
-    params = func.args.args[len(func.args.args) - len(func.args.defaults):]
+    params = func.args.args[len(func.args.args) - len(func.args.defaults) :]
     values = {p.arg: literal_int(d, {}) for p, d in zip(params, func.args.defaults, strict=True)}
     return {k: v for k, v in values.items() if v is not None}
 
@@ -113,7 +113,11 @@ def _layers(init: ast.FunctionDef | None) -> dict[str, ast.Call]:
         if not (isinstance(target, ast.Attribute) and dotted(target.value) == "self"):
             continue
         call = node.value
-        while (dotted(call.func) or "").endswith("Sequential") and call.args and isinstance(call.args[0], ast.Call):
+        while (
+            (dotted(call.func) or "").endswith("Sequential")
+            and call.args
+            and isinstance(call.args[0], ast.Call)
+        ):
             call = call.args[0]
         layers.setdefault(target.attr, call)
     return layers

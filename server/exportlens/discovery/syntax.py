@@ -44,7 +44,7 @@ def resolve(name: str | None, imports: dict[str, str]) -> str | None:
 
 
 def is_export_call(node: ast.AST, imports: dict[str, str]) -> bool:
-    if not isinstance(node, ast.Call) or not node.args and not node.keywords:
+    if not isinstance(node, ast.Call) or (not node.args and not node.keywords):
         return False
     full = resolve(dotted(node.func), imports)
     if not full:

@@ -16,21 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..worker.boot import BOOT
+
 log = logging.getLogger("exportlens.worker")
 
 WORKER_DIR = Path(__file__).resolve().parent.parent / "worker"
-BOOT = """\
-import importlib.util, sys
-if sys.path and sys.path[0] in ('', '.'):
-    del sys.path[0]  # never import from the cwd: a stray torch.py must not shadow torch
-spec = importlib.util.spec_from_file_location(
-    'exportlens_worker', sys.argv[1], submodule_search_locations=[sys.argv[2]])
-module = importlib.util.module_from_spec(spec)
-sys.modules['exportlens_worker'] = module
-spec.loader.exec_module(module)
-from exportlens_worker.main import main
-main()
-"""
 STARTUP_TIMEOUT = 180.0
 
 
@@ -60,7 +50,12 @@ class WorkerProcess:
         env = dict(os.environ, EXPORTLENS_PARALLEL=str(self.parallel), PYTHONUNBUFFERED="1")
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                self.python, "-c", BOOT, str(WORKER_DIR / "__init__.py"), str(WORKER_DIR),
+                self.python,
+                "-c",
+                BOOT,
+                str(WORKER_DIR / "__init__.py"),
+                str(WORKER_DIR),
+                "main",
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -75,7 +70,9 @@ class WorkerProcess:
             first = await asyncio.wait_for(self._proc.stdout.readline(), STARTUP_TIMEOUT)
         except asyncio.TimeoutError:
             await self.kill()
-            raise WorkerError(f"the worker ({self.python}) did not start in {STARTUP_TIMEOUT:.0f} s") from None
+            raise WorkerError(
+                f"the worker ({self.python}) did not start in {STARTUP_TIMEOUT:.0f} s"
+            ) from None
         message = json.loads(first) if first.strip() else {}
         if message.get("event") != "ready":
             await self.kill()

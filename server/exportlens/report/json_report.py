@@ -20,8 +20,12 @@ def report_object(results: list[FileResult], versions: dict[str, str], cwd: Path
             for rel in diagnostic["related"]:
                 rel["path"] = display_path(rel["path"], cwd)
         files.append(entry)
-    return {"exportlens": __version__, "torch": versions.get("torch", ""),
-            "python": versions.get("python", ""), "files": files}
+    return {
+        "exportlens": __version__,
+        "torch": versions.get("torch", ""),
+        "python": versions.get("python", ""),
+        "files": files,
+    }
 
 
 def render_json(results: list[FileResult], versions: dict[str, str], cwd: Path) -> str:

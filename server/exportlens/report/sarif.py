@@ -18,14 +18,17 @@ INFO_URI = "https://github.com/exportlens/exportlens"
 def _region(rng: Range) -> dict[str, int]:
     # SARIF columns count UTF-16 code units by default, as LSP does.
     return {
-        "startLine": rng.start.line + 1, "startColumn": rng.start.character + 1,
-        "endLine": rng.end.line + 1, "endColumn": rng.end.character + 1,
+        "startLine": rng.start.line + 1,
+        "startColumn": rng.start.character + 1,
+        "endLine": rng.end.line + 1,
+        "endColumn": rng.end.character + 1,
     }
 
 
 def _location(path: str, rng: Range, cwd: Path, message: str | None = None) -> dict[str, Any]:
-    location: dict[str, Any] = {"physicalLocation": {
-        "artifactLocation": {"uri": display_path(path, cwd)}, "region": _region(rng)}}
+    location: dict[str, Any] = {
+        "physicalLocation": {"artifactLocation": {"uri": display_path(path, cwd)}, "region": _region(rng)}
+    }
     if message:
         location["message"] = {"text": message}
     return location
@@ -33,7 +36,9 @@ def _location(path: str, rng: Range, cwd: Path, message: str | None = None) -> d
 
 def _result(d: Finding, cwd: Path) -> dict[str, Any]:
     result: dict[str, Any] = {
-        "ruleId": d.code, "level": LEVELS[d.severity], "message": {"text": d.message},
+        "ruleId": d.code,
+        "level": LEVELS[d.severity],
+        "message": {"text": d.message},
         "locations": [_location(d.path, d.range, cwd)],
         "properties": {"module": d.module, "mode": d.mode},
     }
@@ -48,19 +53,33 @@ def render_sarif(results: list[FileResult], versions: dict[str, str], cwd: Path)
     findings = [d for r in results for d in r.diagnostics]
     rules: dict[str, dict[str, Any]] = {}
     for d in findings:
-        rule = rules.setdefault(d.code, {"id": d.code, "shortDescription": {"text": d.code.replace("-", " ")}})
+        rule = rules.setdefault(
+            d.code, {"id": d.code, "shortDescription": {"text": d.code.replace("-", " ")}}
+        )
         if d.url:
             rule["helpUri"] = d.url
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "ExportLens", "version": __version__, "informationUri": INFO_URI,
-                                "rules": list(rules.values())}},
-            "invocations": [{"executionSuccessful": True,
-                             "properties": {"torch": versions.get("torch"), "python": versions.get("python")}}],
-            "columnKind": "utf16CodeUnits",
-            "results": [_result(d, cwd) for d in findings],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "ExportLens",
+                        "version": __version__,
+                        "informationUri": INFO_URI,
+                        "rules": list(rules.values()),
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "properties": {"torch": versions.get("torch"), "python": versions.get("python")},
+                    }
+                ],
+                "columnKind": "utf16CodeUnits",
+                "results": [_result(d, cwd) for d in findings],
+            }
+        ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -24,7 +24,10 @@ def die_with_parent() -> None:
 
 def isolate_child(output_fd: int, memory_mb: int | None) -> None:
     """Own process group, no stdin, fds 1 and 2 captured, address space capped."""
-    os.setsid()  # so the worker can kill everything the job spawns at once
+    try:
+        os.setsid()  # so the worker can kill everything the job spawns at once
+    except PermissionError:
+        pass  # a spawned child is already a session leader
     die_with_parent()
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)

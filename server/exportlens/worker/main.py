@@ -9,6 +9,7 @@ pointed at stderr so nothing else can corrupt the stream.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -80,18 +81,21 @@ class Worker:
             self.running[job["id"]] = self.fork(job)
 
     def fork(self, job: dict[str, Any]) -> Running:
-        from .child import run_job_in_child
-
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # child: never returns
-            os.close(result_r)
-            os.close(output_r)
-            os.close(self.proto_fd)
-            run_job_in_child(job, result_w, output_w)
+        if hasattr(os, "fork") and os.environ.get("EXPORTLENS_START") != "spawn":
+            from .child import run_job_in_child
+
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:  # child: never returns
+                os.close(result_r)
+                os.close(output_r)
+                os.close(self.proto_fd)
+                run_job_in_child(job, result_w, output_w)
+        else:
+            pid = spawn_child(job, result_w, output_w)
         os.close(result_w)
         os.close(output_w)
         for fd in (result_r, output_r):
@@ -119,7 +123,7 @@ class Worker:
 
     def finish(self, run: Running) -> None:
         """Child's pipes are closed or it was killed: reap it and report."""
-        kill_group(run.pid)  # grandchildren it left behind
+        kill_group(run.pid, include_leader=run.exit_status is None)  # grandchildren it left behind
         for fd in (run.result_fd, run.output_fd):
             while fd in run.open_fds and select.select([fd], [], [], 0.05)[0]:
                 if not self.drain(run, fd):
@@ -133,7 +137,7 @@ class Worker:
         if run.killed:
             message["status"] = run.killed
         elif run.result:
-            message.update(protocol.json.loads(bytes(run.result)))
+            message.update(json.loads(bytes(run.result)))
         else:
             message["status"] = "crashed"
             message["exit"] = describe_status(status)
@@ -180,6 +184,27 @@ class Worker:
                     self.finish(run)
 
 
+def spawn_child(job: dict[str, Any], result_w: int, output_w: int) -> int:
+    """The fallback where fork is unavailable: a fresh interpreter runs the job."""
+    import subprocess
+
+    from .boot import BOOT
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BOOT, os.path.join(here, "__init__.py"), here, "spawned", str(result_w)],
+        stdin=subprocess.PIPE,
+        stdout=output_w,
+        stderr=output_w,
+        pass_fds=(result_w,),
+        start_new_session=True,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(protocol.encode(job))
+    proc.stdin.close()
+    return proc.pid
+
+
 def child_exited(run: Running) -> bool:
     if run.exit_status is not None:
         return True
@@ -190,10 +215,18 @@ def child_exited(run: Running) -> bool:
     return True
 
 
-def kill_group(pid: int) -> None:
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+def kill_group(pid: int, include_leader: bool = True) -> None:
+    """SIGKILL the job's process group; the child leads it (setsid).
+
+    `include_leader` is False once the child is reaped: its pid may be reused.
+    """
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if include_leader:
         try:
-            target()
+            os.kill(pid, signal.SIGKILL)  # in case it had not reached setsid yet
         except (ProcessLookupError, PermissionError):
             pass
 
@@ -232,14 +265,15 @@ def main() -> None:
 
         warm_up()
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, not raised
-        worker.send({"event": "fatal", "message": f"{type(exc).__name__}: {exc}",
-                     "python": sys.executable})
+        worker.send({"event": "fatal", "message": f"{type(exc).__name__}: {exc}", "python": sys.executable})
         return
-    worker.send({
-        "event": "ready",
-        "torch": torch.__version__.split("+")[0],
-        "python": ".".join(map(str, sys.version_info[:3])),
-        "pid": os.getpid(),
-        "warmup_seconds": time.monotonic() - started,
-    })
+    worker.send(
+        {
+            "event": "ready",
+            "torch": torch.__version__.split("+")[0],
+            "python": ".".join(map(str, sys.version_info[:3])),
+            "pid": os.getpid(),
+            "warmup_seconds": time.monotonic() - started,
+        }
+    )
     worker.loop()

@@ -1,0 +1,116 @@
+"""`exportlens check` as a user runs it: formats, exit codes, interpreters."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+FAILING = """
+import torch
+
+class Guarded(torch.nn.Module):
+    def forward(self, x):
+        print("tracing", x.shape)
+        if (x < 0).any():
+            return x.abs()
+        return x.tanh()
+
+    def example_inputs(self):
+        return (torch.ones(3),)
+"""
+CLEAN = """
+import torch
+
+class Fine(torch.nn.Module):
+    def forward(self, x):
+        return x.relu()
+
+    def example_inputs(self):
+        return (torch.ones(3),)
+"""
+
+
+def run_cli(*args: str, cwd: Path, python: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+    command = [sys.executable, "-m", "exportlens", "check", *args]
+    if python:
+        command += ["--python", python]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_text_format_and_exit_codes(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text(FAILING)
+    (tmp_path / "good.py").write_text(CLEAN)
+    failing = run_cli(".", cwd=tmp_path)
+    assert failing.returncode == 1, failing.stderr
+    lines = failing.stdout.splitlines()
+    # Compiler style, 1-based, relative to the working folder; user prints never reach stdout.
+    assert lines[0].startswith("bad.py:") and ": error[" in lines[0]
+    assert "tracing" not in failing.stdout
+    assert lines[-1].startswith("2 file(s): 1 module export(s) succeeded, 1 failed")
+    clean = run_cli("good.py", cwd=tmp_path)
+    assert clean.returncode == 0 and "0 error(s)" in clean.stdout
+
+
+def test_json_format(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text(FAILING)
+    out = run_cli("bad.py", "--format", "json", "--mode", "strict", cwd=tmp_path)
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert report["torch"] == torch.__version__.split("+")[0]
+    assert report["python"] == ".".join(map(str, sys.version_info[:3]))
+    (file_entry,) = report["files"]
+    assert file_entry["path"] == "bad.py"
+    (module,) = file_entry["modules"]
+    assert module["name"] == "Guarded" and module["line"] == 3
+    assert (module["inputs"], module["mode"], module["status"]) == ("example-inputs", "strict", "failed")
+    assert isinstance(module["seconds"], float) and module["ops"] is None
+    diagnostic = file_entry["diagnostics"][0]
+    assert set(diagnostic) >= {"range", "severity", "code", "source", "message", "module", "mode", "related"}
+    assert diagnostic["source"] == "exportlens" and diagnostic["module"] == "Guarded"
+    assert set(diagnostic["range"]["start"]) == {"line", "character"}
+
+
+def test_sarif_format(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_text(FAILING)
+    out = run_cli("bad.py", "--format", "sarif", cwd=tmp_path)
+    log = json.loads(out.stdout)
+    assert log["version"] == "2.1.0"
+    (run,) = log["runs"]
+    result = run["results"][0]
+    assert result["level"] == "error"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "bad.py"
+    assert location["region"]["startLine"] >= 1
+    assert {rule["id"] for rule in run["tool"]["driver"]["rules"]} == {r["ruleId"] for r in run["results"]}
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    missing = run_cli("nope.py", cwd=tmp_path)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    bad_flag = run_cli("--format", "xml", "x.py", cwd=tmp_path)
+    assert bad_flag.returncode == 2
+    no_torch = run_cli(".", cwd=tmp_path, python="/bin/false")
+    assert no_torch.returncode == 2 and "--python" in no_torch.stderr
+
+
+def test_interpreter_with_torch_but_without_exportlens(tmp_path: Path) -> None:
+    """The worker's code travels with the engine: the target interpreter needs torch only."""
+    site = Path(torch.__file__).resolve().parent.parent
+    wrapper = tmp_path / "torch-only-python"
+    # -S: no site processing, so no .pth file (an editable exportlens install) is read.
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{site}" exec "{sys.executable}" -S "$@"\n')
+    wrapper.chmod(0o755)
+    probe = subprocess.run([str(wrapper), "-c", "import exportlens"], capture_output=True, text=True)
+    assert probe.returncode != 0 and "No module named 'exportlens'" in probe.stderr
+    assert subprocess.run([str(wrapper), "-c", "import torch"], capture_output=True).returncode == 0
+    (tmp_path / "good.py").write_text(CLEAN)
+    out = run_cli("good.py", "--format", "json", cwd=tmp_path, python=str(wrapper))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["files"][0]["modules"][0]["status"] == "exported"
