@@ -33,3 +33,6 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# The VS Code client's targets (setup, build, package, tests) live beside it.
+include extension/extension.mk

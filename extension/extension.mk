@@ -1,0 +1,1 @@
+# Targets for the VS Code client; included by the top-level Makefile.
