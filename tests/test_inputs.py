@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from exportlens.check import CheckOptions, check_file
 from exportlens.discovery import discover
 from exportlens.engine import Engine
 
@@ -256,3 +257,28 @@ def test_discovery_prelude_skips_other_exports_and_later_statements() -> None:
     assert target.inputs["call"] == [7, 4]
     assert target.inputs["prelude"] == [[6, 4]]
     assert found.load_until == [5, 0]
+
+
+async def test_workspace_root_is_importable_and_stack_traces_follow_the_buffer(engine: Engine, write) -> None:
+    root = Path(write("shared_helpers.py", "def triple(x):\n    return x * 3\n")).parent
+    path = write("models/deep/model.py", """
+        import torch
+        from shared_helpers import triple
+
+        class Tripler(torch.nn.Module):
+            def forward(self, x):
+                y = triple(x)
+                return y.relu()
+
+            def example_inputs(self):
+                return (torch.ones(2),)
+    """)
+    disk = Path(path).read_text()
+    buffer = "# two lines the disk\n# does not have\n" + disk
+    options = CheckOptions(roots=[str(root)])
+    result = await check_file(engine, path, buffer, options)
+    (module,) = result.modules
+    assert module.status == "exported" and module.graph is not None
+    lines = module.graph["lines"][path]
+    relu_line = next(i for i, text in enumerate(buffer.splitlines(), 1) if "y.relu()" in text)
+    assert lines[str(relu_line)] == ["aten.relu.default"]

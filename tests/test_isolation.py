@@ -72,7 +72,9 @@ async def test_hanging_forward_times_out(write) -> None:
         result = await check(engine, path)
         finding = only(result, "export-timeout")
         assert finding.severity == "error"
-        assert finding.range.start.line == line_of(path, "class Hangs")
+        line = line_of(path, "class Hangs")
+        assert (finding.range.start.line, finding.range.start.character) == (line, 6)
+        assert (finding.range.end.line, finding.range.end.character) == (line, 11)
         assert [m.status for m in result.modules] == ["timeout"]
         await assert_clean_check_still_works(engine, write)
         worker = await engine.worker()
@@ -100,7 +102,8 @@ async def test_segfault_becomes_a_finding(engine: Engine, write) -> None:
     result = await check(engine, path)
     finding = only(result, "worker-crashed")
     assert "killed by SIGSEGV while exporting `Crashes`" in finding.message
-    assert finding.range.start.line == line_of(path, "class Crashes")
+    line = line_of(path, "class Crashes")
+    assert (finding.range.start.line, finding.range.start.character, finding.range.end.character) == (line, 6, 13)
     await assert_clean_check_still_works(engine, write)
     worker = await engine.worker()
     assert worker.pid is not None

@@ -17,6 +17,7 @@ from .diagnosis.silent import silent_findings
 from .discovery import Discovery, Target, discover
 from .engine import Engine, Job, JobOutcome
 from .findings import FileResult, Finding, InputsKind, ModuleResult, Range, Status
+from .merge import merge_tracers
 from .outcomes import outcome_findings
 from .textpos import SourceText
 
@@ -74,6 +75,7 @@ async def check_file(
             result.modules.append(_module_result(target, None, "skipped", options.mode))
             if not any(target.name in other.uses for other in found.targets):
                 result.diagnostics.append(no_inputs_finding(path, text, target))
+    by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
         result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
         ctx = DiagnosisContext(
@@ -84,14 +86,23 @@ async def check_file(
             anchor=anchor_range(text, target),
             roots=options.roots,
         )
-        if outcome.status == "failed" and outcome.failure is not None:
-            result.diagnostics.extend(diagnose(outcome.failure, ctx))
-        elif outcome.status == "exported" and outcome.summary is not None:
-            result.diagnostics.extend(silent_findings(outcome.summary, ctx))
-        else:
-            result.diagnostics.extend(outcome_findings(outcome, ctx))
+        by_target.setdefault(target.name, []).append((outcome, ctx))
+    for runs in by_target.values():
+        findings = [finding for outcome, ctx in runs for finding in outcome_diagnostics(outcome, ctx)]
+        if len(runs) > 1:
+            findings = merge_tracers(findings, {ctx.mode: o.status == "exported" for o, ctx in runs})
+        result.diagnostics.extend(findings)
+    result.modules.sort(key=lambda m: m.line)
     result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
     return result
+
+
+def outcome_diagnostics(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
+    if outcome.status == "failed" and outcome.failure is not None:
+        return diagnose(outcome.failure, ctx)
+    if outcome.status == "exported" and outcome.summary is not None:
+        return silent_findings(outcome.summary, ctx)
+    return outcome_findings(outcome, ctx)
 
 
 def make_job(

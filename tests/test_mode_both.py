@@ -1,0 +1,48 @@
+"""Mode `both`: both tracers run; one diagnostic per culprit, naming who refused."""
+
+from __future__ import annotations
+
+from exportlens.engine import Engine
+
+from .conftest import check, line_of
+
+
+async def test_both_tracers_refuse_once_and_one_tracer_refuses_alone(engine: Engine, write) -> None:
+    path = write(
+        "both.py",
+        """
+        import time
+        import torch
+
+        class Branchy(torch.nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x
+                return -x
+
+            def example_inputs(self):
+                return (torch.ones(3),)
+
+        class Clock(torch.nn.Module):
+            def forward(self, x):
+                return x * time.time()
+
+            def example_inputs(self):
+                return (torch.ones(3),)
+    """,
+    )
+    result = await check(engine, path, mode="both")
+    statuses = {(m.name, m.mode): m.status for m in result.modules}
+    assert statuses == {
+        ("Branchy", "non-strict"): "failed",
+        ("Branchy", "strict"): "failed",
+        ("Clock", "non-strict"): "exported",
+        ("Clock", "strict"): "failed",
+    }
+    branch = [d for d in result.diagnostics if d.module == "Branchy" and d.severity == "error"]
+    assert len(branch) == 1, [(d.code, d.mode, d.message) for d in branch]
+    assert branch[0].mode == "both" and branch[0].range.start.line == line_of(path, "if x.sum() > 0")
+    clock = [d for d in result.diagnostics if d.module == "Clock" and d.severity == "error"]
+    assert len(clock) == 1 and clock[0].mode == "strict"
+    assert clock[0].range.start.line == line_of(path, "time.time()")
+    assert "non-strict (fake tensors) exports this module" in clock[0].message
