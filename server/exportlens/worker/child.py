@@ -21,13 +21,23 @@ def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoR
         isolate_child(output_fd, job.get("memory_mb"))
         result = execute(job)
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
-        result = {"status": "failed", "failure": {"stage": "internal", "exc_type": type(exc).__name__,
-                                                   "message": str(exc)[:2000]}}
+        result = {
+            "status": "failed",
+            "failure": {"stage": "internal", "exc_type": type(exc).__name__, "message": str(exc)[:2000]},
+        }
     try:
         data = protocol.encode(result)
     except (TypeError, ValueError) as exc:
-        data = protocol.encode({"status": "failed", "failure": {
-            "stage": "internal", "exc_type": type(exc).__name__, "message": f"unserialisable result: {exc}"}})
+        data = protocol.encode(
+            {
+                "status": "failed",
+                "failure": {
+                    "stage": "internal",
+                    "exc_type": type(exc).__name__,
+                    "message": f"unserialisable result: {exc}",
+                },
+            }
+        )
     try:
         protocol.write_all(result_fd, data)
     finally:
@@ -39,8 +49,9 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
 
     from .allfailures import more_failures
     from .failure import describe_failure
-    from .inputs import Attempt, build
+    from .inputs import Attempt
     from .loader import load_module
+    from .sizing import build_sized
     from .summary import summarize
 
     spec = job["target"]["inputs"]
@@ -54,12 +65,18 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
             path, source, job["module_name"], job.get("sys_path", []), job.get("load_until")
         )
         stage = "inputs"
-        attempt = build(spec, user_module, path, source)
+        attempt = build_sized(spec, user_module, path, source, job.get("meta_above_mb"))
+        if attempt.meta:
+            # Everything the export (and any re-run) creates stays on meta too.
+            torch.set_default_device("meta")
         if job.get("strict") is None and attempt.strict is not None:
             strict = attempt.strict
         if not isinstance(attempt.module, torch.nn.Module):
-            return {"status": "skipped", "strict": strict,
-                    "reason": f"{type(attempt.module).__name__} is not a torch.nn.Module"}
+            return {
+                "status": "skipped",
+                "strict": strict,
+                "reason": f"{type(attempt.module).__name__} is not a torch.nn.Module",
+            }
         stage = "export"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -71,17 +88,57 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
                 strict=strict,
             )
         export_seconds = time.perf_counter() - started
-        if job.get("save_to"):
-            torch.export.save(program, job["save_to"])
-        return {
+        summary = summarize(program, path, list(caught))
+        summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
+        result: dict[str, Any] = {
             "status": "exported",
             "strict": strict,
             "class": type(attempt.module).__name__,
             "export_seconds": export_seconds,
-            "summary": summarize(program, path, list(caught)),
+            "summary": summary,
         }
+        if job.get("save_to"):
+            result.update(save_program(program, job["save_to"], attempt))
+        return result
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)
-        if stage == "export" and job.get("all_failures", True):
-            record["more"] = more_failures(exc, attempt, strict, path)
+        # Re-running user code after an exit / out-of-memory would only repeat it.
+        rerun = (
+            stage == "export"
+            and attempt is not None
+            and not isinstance(exc, (SystemExit, KeyboardInterrupt, MemoryError))
+        )
+        if rerun and "Constraints violated" in record["message"]:
+            # torch names no line for most constraint violations: find it (one more export).
+            located = time.perf_counter()
+            try:
+                from .failure import guard_sites
+
+                record["guard_sites"] = guard_sites(attempt, strict)
+            except BaseException as inner:  # noqa: BLE001 - locating is best effort
+                record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
+            record["locate_seconds"] = time.perf_counter() - located
+        if rerun and job.get("all_failures", True):
+            try:
+                record["more"] = more_failures(exc, attempt, strict, path)
+            except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
+                record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
         return {"status": "failed", "strict": strict, "failure": record}
+
+
+def save_program(program: Any, target: str, attempt: Any) -> dict[str, Any]:
+    """`torch.export.save`, except for meta-weight builds: those weights are not real."""
+    import torch
+
+    if attempt.meta:
+        size = attempt.weight_bytes / 2**20
+        return {"save_error": (
+            f"not saved: this model's weights ({size:,.0f} MB) were never allocated; it was exported with "
+            "meta weights to check it quickly. Raise the meta-weights threshold (`metaAboveMb` / "
+            "`--meta-above`, 0 = never) to save a .pt2 with real weights."
+        )}
+    try:
+        torch.export.save(program, target)
+    except Exception as exc:  # noqa: BLE001 - reported to the user as is
+        return {"save_error": f"not saved: {type(exc).__name__}: {exc}"[:1000]}
+    return {"saved": target}

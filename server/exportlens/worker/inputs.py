@@ -25,6 +25,9 @@ class Attempt:
     kwargs: dict[str, Any] = field(default_factory=dict)
     dynamic_shapes: Any = None
     strict: bool | None = None  # None: the caller's mode decides
+    # Built on the meta device (see sizing.py): shapes and graph are real, weights are not.
+    meta: bool = False
+    weight_bytes: int = 0
 
 
 def build(spec: dict[str, Any], user_module: ModuleType, path: str, source: str) -> Attempt:

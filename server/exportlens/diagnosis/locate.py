@@ -1,0 +1,168 @@
+"""Frames -> places in the workspace: the culprit range and the chain back to the export.
+
+Frames under torch, site-packages, the standard library or ExportLens itself
+are dropped; the finding lands on the innermost workspace frame, which may be
+in another file than the one checked (a helper), with the outer frames as
+related locations.  Columns from CPython/torch are UTF-8 bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..findings import Range, Related
+from ..textpos import SourceText, utf16_len
+from .context import DiagnosisContext
+
+_PACKAGE = str(Path(__file__).resolve().parent.parent) + "/"
+_LIBRARY = re.compile(r"/(site-packages|dist-packages)/|/lib/python\d\.\d+/|/torch/")
+# "File "/path.py", line 21, in forward" as torch prints user stacks in messages.
+_TEXT_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<name>[^\s]+)')
+
+
+_CONDITION = re.compile(r"^(if|elif|while|assert)\s+(.+?)\s*:?\s*$")
+
+
+@dataclass(frozen=True)
+class Place:
+    path: str
+    range: Range
+    name: str  # function name of the frame
+
+
+def is_workspace(path: str, ctx: DiagnosisContext) -> bool:
+    if path == ctx.path:
+        return True
+    if not path or path.startswith("<") or path.startswith(_PACKAGE) or _LIBRARY.search(path):
+        return False
+    return any(path.startswith(root.rstrip("/") + "/") for root in ctx.roots)
+
+
+def workspace_frames(frames: list[dict[str, Any]], ctx: DiagnosisContext) -> list[dict[str, Any]]:
+    return [f for f in frames if is_workspace(str(f.get("path", "")), ctx) and f.get("line")]
+
+
+def user_frames(record: dict[str, Any], ctx: DiagnosisContext) -> list[dict[str, Any]]:
+    """Workspace frames, outermost first: dynamo's real stack, else the traceback, else the text."""
+    for key in ("real_stack", "frames"):
+        found = workspace_frames(list(record.get(key) or []), ctx)
+        if found:
+            return found
+    for inner in record.get("chain") or []:
+        found = workspace_frames(list(inner.get("frames") or []), ctx)
+        if found:
+            return found
+    return text_frames(str(record.get("message", "")), ctx)
+
+
+def text_frames(message: str, ctx: DiagnosisContext) -> list[dict[str, Any]]:
+    """Frames printed in the message ("User stack:", "from user code:"), no columns."""
+    found = [
+        {"path": m["path"], "line": int(m["line"]), "name": m["name"]} for m in _TEXT_FRAME.finditer(message)
+    ]
+    return workspace_frames(found, ctx)
+
+
+class Sources:
+    """Text of the checked buffer and, read from disk once, of other workspace files."""
+
+    def __init__(self, ctx: DiagnosisContext) -> None:
+        self.texts: dict[str, SourceText] = {ctx.path: SourceText(ctx.source)}
+
+    def get(self, path: str) -> SourceText:
+        if path not in self.texts:
+            try:
+                self.texts[path] = SourceText(Path(path).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                self.texts[path] = SourceText("")
+        return self.texts[path]
+
+    def place(self, frame: dict[str, Any]) -> Place:
+        path = str(frame["path"])
+        text = self.get(path)
+        line = int(frame["line"]) - 1
+        col, end_col = frame.get("col"), frame.get("end_col")
+        end_line = frame.get("end_line")
+        if col is None or end_col is None or (end_line is not None and int(end_line) - 1 != line):
+            span = text.span(line, col, None, None) if col is not None else text.line_range(line)
+        else:
+            span = text.span(line, int(col), line, int(end_col))
+        return Place(path, span, str(frame.get("name", "")))
+
+    def snippet(self, place: Place) -> str:
+        """The culprit expression's text (single line)."""
+        line = self.get(place.path).line(place.range.start.line)
+        units = line.encode("utf-16-le")
+        start, end = place.range.start.character, place.range.end.character
+        if place.range.end.line != place.range.start.line:
+            end = len(units) // 2
+        return units[start * 2 : end * 2].decode("utf-16-le", errors="ignore").strip()
+
+    def condition(self, place: Place) -> Place:
+        """`if cond:` / `while cond:` spans (CPython's position of the jump) -> just `cond`."""
+        snippet = self.snippet(place)
+        match = _CONDITION.match(snippet)
+        if not match or place.range.start.line != place.range.end.line:
+            return place
+        start = place.range.start.character + utf16_len(snippet[: match.start(2)])
+        end = start + utf16_len(match.group(2))
+        return Place(
+            place.path, Range.of(place.range.start.line, start, place.range.start.line, end), place.name
+        )
+
+    def statement(self, place: Place) -> str:
+        return self.get(place.path).line(place.range.start.line).strip()
+
+
+def related_chain(places: list[Place], culprit: Place, ctx: DiagnosisContext) -> list[Related]:
+    """The export call / module first, then each outer frame down to the culprit."""
+    related = []
+    if not (culprit.path == ctx.path and culprit.range == ctx.anchor):
+        related.append(Related(ctx.path, ctx.anchor, f"`{ctx.module}` is checked from here"))
+    for place in places:
+        if place == culprit:
+            continue
+        related.append(Related(place.path, place.range, f"called from `{place.name}`"))
+    return related
+
+
+def export_call_place(ctx: DiagnosisContext, part: str) -> Place | None:
+    """In the module's export call: `part` = "dynamic_shapes" | "args" | "call" (its first line).
+
+    Problems with the call's own arguments belong there, not on the class.
+    """
+    from ..discovery import discover
+
+    found = discover(ctx.source, ctx.path)
+    target = next((t for t in found.targets if t.name == ctx.module), None)
+    if target is None or target.inputs.get("kind") != "export-call":
+        return None
+    line, col = target.inputs["call"]
+    call = next(
+        (
+            n
+            for n in ast.walk(ast.parse(ctx.source))
+            if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)
+        ),
+        None,
+    )
+    if call is None:
+        return None
+    node: ast.expr = call
+    if part == "dynamic_shapes":
+        node = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), call)
+    elif part == "args" and len(call.args) > 1:
+        node = call.args[1]
+    text = SourceText(ctx.source)
+    same_line = node.end_lineno == node.lineno
+    span = text.span(
+        node.lineno - 1,
+        node.col_offset,
+        node.lineno - 1 if same_line else None,
+        node.end_col_offset if same_line else None,
+    )
+    return Place(ctx.path, span, "<module>")
