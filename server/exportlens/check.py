@@ -29,6 +29,7 @@ class CheckOptions:
     mode: str | None = None  # None: the export call's `strict=` if any, else non-strict
     roots: list[str] = field(default_factory=list)  # workspace roots: importable, "user" code
     all_failures: bool = True  # after a failure, look for the module's other failures too
+    meta_above_mb: float | None = 1024.0  # bigger models export with meta weights (no allocation)
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -119,6 +120,7 @@ def make_job(
         timeout=0.0,  # the engine's default
         load_until=found.load_until,
         all_failures=options.all_failures,
+        meta_above_mb=options.meta_above_mb,
     )
 
 

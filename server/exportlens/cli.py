@@ -42,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="address-space cap per export, on top of the warm worker",
     )
     check.add_argument(
+        "--meta-above",
+        type=float,
+        default=1024.0,
+        metavar="MB",
+        help="export models whose weights exceed MB with meta weights, allocating nothing (0: never)",
+    )
+    check.add_argument(
         "--python",
         default=None,
         metavar="EXE",
@@ -77,7 +84,7 @@ def python_files(paths: list[str]) -> list[Path]:
 
 async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
     engine = Engine(EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit))
-    options = CheckOptions(mode=args.mode, roots=[os.getcwd()])
+    options = CheckOptions(mode=args.mode, roots=[os.getcwd()], meta_above_mb=args.meta_above or None)
     try:
         await engine.worker()
         results = list(await asyncio.gather(*(check_file(engine, str(f), None, options) for f in args.files)))

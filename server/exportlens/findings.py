@@ -69,6 +69,7 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
+            "path": self.path,
             "range": self.range.to_json(),
             "severity": self.severity,
             "code": self.code,

@@ -66,7 +66,7 @@ def discover(source: str, path: str = "<buffer>") -> Discovery:
     for name, cls in classes.items():
         if name in claimed:
             continue
-        method = next((m for m in EXAMPLE_METHODS if _has_method(cls, m)), None)
+        method = next((m for m in EXAMPLE_METHODS if _has_method(cls, m, classes)), None)
         if method:
             spec = {"kind": "example-inputs", "class": name, "method": method}
         elif expr := infer_inputs(cls, constants):
@@ -109,8 +109,12 @@ def _call_spec(call: ExportCall) -> dict[str, Any]:
     }
 
 
-def _has_method(cls: ast.ClassDef, name: str) -> bool:
-    return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in cls.body)
+def _has_method(cls: ast.ClassDef, name: str, classes: dict[str, ast.ClassDef], depth: int = 0) -> bool:
+    """Defined in the class or inherited from another module class of the file."""
+    if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in cls.body):
+        return True
+    bases = [classes[b] for b in (dotted(base) for base in cls.bases) if b in classes]
+    return depth < 20 and any(_has_method(base, name, classes, depth + 1) for base in bases)
 
 
 def _used_classes(cls: ast.ClassDef, others: set[str]) -> set[str]:

@@ -19,6 +19,8 @@ class Job:
     load_until: list[int] | None = None  # [line, col]: top-level statement the load stops before
     all_failures: bool = True  # look for more failures after the first
     save_to: str | None = None  # write the ExportedProgram here (`torch.export.save`) on success
+    # Models whose weights would exceed this are built on the meta device (worker/sizing.py).
+    meta_above_mb: float | None = 1024.0
 
     @property
     def key(self) -> tuple[str, str, bool | None]:
@@ -39,6 +41,7 @@ class Job:
             "load_until": self.load_until,
             "all_failures": self.all_failures,
             "save_to": self.save_to,
+            "meta_above_mb": self.meta_above_mb,
         }
 
 

@@ -17,6 +17,7 @@ def report_object(results: list[FileResult], versions: dict[str, str], cwd: Path
         entry = result.to_json()
         entry["path"] = display_path(result.path, cwd)
         for diagnostic in entry["diagnostics"]:
+            diagnostic["path"] = display_path(diagnostic["path"], cwd)
             for rel in diagnostic["related"]:
                 rel["path"] = display_path(rel["path"], cwd)
         files.append(entry)

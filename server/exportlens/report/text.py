@@ -12,9 +12,10 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
     lines: list[str] = []
     counts = {"exported": 0, "failed": 0}
     for result in results:
-        shown = display_path(result.path, cwd)
         for d in result.diagnostics:
             first, *rest = d.message.splitlines() or [""]
+            # A culprit may sit in another workspace file (a helper the module calls).
+            shown = display_path(d.path, cwd)
             lines.append(
                 f"{shown}:{d.range.start.line + 1}:{d.range.start.character + 1}: "
                 f"{d.severity}[{d.code}]: {first}"
