@@ -20,6 +20,7 @@ from typing import Any
 
 from . import protocol
 from .isolation import die_with_parent
+from .warmup import warm_up
 
 OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
 
@@ -236,22 +237,6 @@ def describe_status(status: int) -> dict[str, Any]:
         sig = os.WTERMSIG(status)
         return {"signal": signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)}
     return {"code": os.WEXITSTATUS(status)}
-
-
-def warm_up() -> None:
-    """Pay torch's first-export costs (dynamo init, fake mode, caches) once."""
-    import torch
-
-    class Tiny(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.lin = torch.nn.Linear(4, 4)
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.relu(self.lin(x)) + 1
-
-    for strict in (False, True):
-        torch.export.export(Tiny(), (torch.randn(2, 4),), strict=strict)
 
 
 def main() -> None:
