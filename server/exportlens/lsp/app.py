@@ -1,0 +1,146 @@
+"""The server object: settings, open files, the engine (created lazily, never when untrusted)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..check import CheckOptions
+from ..engine import Engine, EngineOptions
+from ..findings import Finding
+from .diagnostics import to_diagnostic
+from .scheduler import CHECKED, Scheduler
+from .settings import Settings, merge
+from .sites import SiteIndex
+from .state import FileState
+from .trust import is_trusted
+
+log = logging.getLogger("exportlens.lsp")
+SECTION = "exportlens"
+
+
+class ExportLensServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("exportlens", __version__)
+        self.settings = Settings()
+        self.init_trusted = True
+        self.files: dict[str, FileState] = {}
+        self.site_index = SiteIndex()
+        self.scheduler = Scheduler(self)
+        self._engine: Engine | None = None
+
+    # -- settings and trust -------------------------------------------------
+    @property
+    def trusted(self) -> bool:
+        return is_trusted(self.init_trusted, self.settings.trusted)
+
+    def read_init_options(self, options: Any) -> None:
+        if isinstance(options, dict):
+            if options.get("trusted") is False:
+                self.init_trusted = False
+            self.settings = merge(self.settings, options.get("settings"))
+
+    async def pull_settings(self) -> None:
+        workspace = self.client_capabilities.workspace
+        if not (workspace and workspace.configuration):
+            return
+        try:
+            (raw,) = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+            )
+        except Exception as exc:  # noqa: BLE001 - a client that fails the request keeps the settings we have
+            log.warning("workspace/configuration failed: %s", exc)
+            return
+        await self.apply_settings(merge(self.settings, raw))
+
+    async def apply_settings(self, new: Settings) -> None:
+        old, self.settings = self.settings, new
+        if old == new:
+            return
+        log.info("settings: %s", new)
+        if self._engine is not None:
+            self._engine.options.timeout = new.timeout_seconds
+            self._engine.options.memory_mb = new.memory_limit_mb
+            if old.python != new.python or not self.trusted:
+                engine, self._engine = self._engine, None
+                await engine.close()
+        if old.results_key() != new.results_key() or old.export_sites != new.export_sites:
+            for uri, state in self.files.items():
+                state.entries.clear()
+                self.scheduler.schedule(uri, force=True)
+
+    # -- engine -------------------------------------------------------------
+    def engine(self) -> Engine:
+        if not self.trusted:
+            raise RuntimeError("untrusted workspace: the engine must not run")
+        if self._engine is None:
+            self._engine = Engine(
+                EngineOptions(
+                    python=self.settings.python,
+                    timeout=self.settings.timeout_seconds,
+                    memory_mb=self.settings.memory_limit_mb,
+                )
+            )
+        return self._engine
+
+    @property
+    def engine_started(self) -> Engine | None:
+        return self._engine
+
+    async def close_engine(self) -> None:
+        if self._engine is not None:
+            await self._engine.close()
+            self._engine = None
+
+    def check_options(self) -> CheckOptions:
+        return CheckOptions(
+            mode=self.settings.mode, roots=self.roots(), all_failures=self.settings.all_failures
+        )
+
+    def roots(self) -> list[str]:
+        folders = [to_fs_path(f.uri) or "" for f in self.workspace.folders.values()]
+        if not folders and self.workspace.root_path:
+            folders = [self.workspace.root_path]
+        return [str(Path(f).resolve()) for f in folders if f] or [os.getcwd()]
+
+    # -- documents ----------------------------------------------------------
+    def file(self, uri: str) -> FileState:
+        if uri not in self.files:
+            self.files[uri] = FileState(uri, str(Path(to_fs_path(uri) or uri).resolve()))
+        return self.files[uri]
+
+    def doc_version(self, uri: str) -> int:
+        return self.workspace.get_text_document(uri).version or 0
+
+    def source(self, uri: str) -> str:
+        return self.workspace.get_text_document(uri).source
+
+    def publish(self, uri: str, version: int | None, findings: list[Finding]) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, version=version, diagnostics=[to_diagnostic(f) for f in findings]
+            )
+        )
+
+    def notify_checked(self, uri: str, version: int, cancelled: bool) -> None:
+        self.protocol.notify(CHECKED, {"uri": uri, "version": version, "cancelled": cancelled})
+
+    def refresh_lenses(self) -> None:
+        workspace = self.client_capabilities.workspace
+        lens = workspace.code_lens if workspace else None
+        if lens and lens.refresh_support:
+            self.workspace_code_lens_refresh(None, callback=lambda *_: None)
+
+    async def shutdown_all(self) -> None:
+        for uri in list(self.files):
+            self.scheduler.close(uri)
+        await asyncio.sleep(0)
+        await self.close_engine()

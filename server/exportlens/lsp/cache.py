@@ -1,0 +1,55 @@
+"""Which modules need a new export: a content key per module.
+
+A module's key hashes the file's text with the *other* module classes blanked
+out (same number of lines, so line numbers stay put), except the classes it is
+built from.  So the key covers the class itself, the imports, helpers,
+constants and the export call, and editing one module leaves the others'
+results in place.  Changing the number of lines of a class above another one
+moves that one's lines, and re-exports it: cached findings never point at the
+wrong line.  Settings that change results (mode, python, ...) are part of the key.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from typing import Any
+
+from ..discovery import Discovery, Target
+
+
+def class_span(node: ast.AST) -> tuple[int, int]:
+    """0-based first and last line of a class, decorators included."""
+    first = min([getattr(node, "lineno", 1)] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return first - 1, getattr(node, "end_lineno", first) - 1
+
+
+def module_keys(source: str, found: Discovery, salt: tuple[Any, ...]) -> dict[str, str]:
+    lines = source.splitlines()
+    spans = {t.class_name: class_span(t.node) for t in found.targets if t.class_name}
+    keys: dict[str, str] = {}
+    for target in found.targets:
+        keep = {target.class_name, *target.uses}
+        masked = list(lines)
+        for name, (first, last) in spans.items():
+            if name not in keep:
+                masked[first : last + 1] = [""] * (last + 1 - first)
+        digest = hashlib.sha256(repr(salt).encode())
+        digest.update(target.name.encode() + b"\0" + "\n".join(masked).encode())
+        keys[target.name] = digest.hexdigest()
+    return keys
+
+
+def target_at(found: Discovery, line: int) -> Target | None:
+    """The module whose class spans `line`."""
+    for target in found.targets:
+        if target.class_name:
+            first, last = class_span(target.node)
+            if first <= line <= last:
+                return target
+    return None
+
+
+def touched(found: Discovery, lines: set[int]) -> set[str]:
+    hits = (target_at(found, line) for line in lines)
+    return {t.name for t in hits if t is not None}

@@ -1,0 +1,75 @@
+"""Code lenses above each module: its status, `Export` and `Show graph`.
+
+Status: `✓ exports · 14 ops · 0.12 s`, `✗ 2 export issues`, `⧗ exporting…`,
+`no example inputs`, `export cancelled`, `not exported (untrusted workspace)`.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ..check import anchor_range
+from ..discovery import Target, discover
+from ..textpos import SourceText
+from .app import ExportLensServer
+from .cache import module_keys
+from .diagnostics import lsp_range
+from .state import FileState
+from .summary_text import SHOW_GRAPH, status_line
+
+EXPORT = "exportlens.exportModule"
+
+
+def register(server: ExportLensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    def code_lens(ls: ExportLensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        uri = params.text_document.uri
+        state = ls.file(uri)
+        source = ls.source(uri)
+        found = discover(source, state.path)
+        text = SourceText(source)
+        keys = module_keys(source, found, ls.settings.results_key())
+        lenses: list[types.CodeLens] = []
+        for target in found.targets:
+            if target.class_name is None:
+                continue  # an export call of an imported class: its lens is in that class's file
+            where = lsp_range(anchor_range(text, target))
+            status = _status(ls, state, target, keys.get(target.name))
+            lenses.append(types.CodeLens(range=where, command=types.Command(title=status, command="")))
+            if ls.trusted:
+                at = {"line": where.start.line, "character": where.start.character}
+                lenses.append(
+                    types.CodeLens(
+                        range=where,
+                        command=types.Command(title="Export", command=EXPORT, arguments=[uri, at]),
+                    )
+                )
+            entry = state.entries.get(target.name)
+            if entry is not None and any(r.graph for r in entry.results):
+                lenses.append(
+                    types.CodeLens(
+                        range=where,
+                        command=types.Command(
+                            title="Show graph", command=SHOW_GRAPH, arguments=[uri, target.name]
+                        ),
+                    )
+                )
+        return lenses
+
+
+def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | None) -> str:
+    if not ls.trusted:
+        return "not exported (untrusted workspace)"
+    if target.name in state.running:
+        return "⧗ exporting…"
+    if target.name in state.cancelled:
+        return "export cancelled"
+    entry = state.entries.get(target.name)
+    if entry is None:
+        return (
+            "no example inputs"
+            if target.inputs_kind == "none" and target.name not in state.sites
+            else "not exported yet"
+        )
+    status = status_line(entry)
+    return status + " (stale)" if entry.key != key else status

@@ -1,0 +1,139 @@
+"""workspace/executeCommand: export now, graph text, save .pt2, re-check, server status.
+
+Arguments are positional, as VS Code passes them:
+- `exportlens.exportModule(uri, position)` → {module, status, findings, summary, graph}
+- `exportlens.graph(uri, module)` → {module, code, stale}; exports first if nothing is cached
+- `exportlens.savePt2(uri, module, path)` → {path, status, seconds, findings}
+- `exportlens.recheck(uri)` → {scheduled}
+- `exportlens.status()` → versions, trust, whether torch is imported here (must be False), RSS
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from typing import Any
+
+from lsprotocol import types
+
+from ..check import make_job, tracers
+from ..discovery import Target, discover
+from ..engine import Job
+from .app import ExportLensServer
+from .cache import module_keys, target_at
+from .settings import to_json
+
+MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_truncated")
+
+
+@dataclasses.dataclass
+class SaveJob(Job):
+    """A save must neither supersede nor be superseded by the module's checks."""
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (*super().key, "save")
+
+
+def register(server: ExportLensServer) -> None:
+    @server.command("exportlens.exportModule")
+    async def export_module(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
+        target = _target(ls, uri, position.line)
+        entry = await ls.scheduler.export_now(uri, target)
+        result = entry.results[0] if entry and entry.results else None
+        graph = (result.graph or {}) if result else {}
+        return {
+            "module": target.name,
+            "status": result.status if result else "skipped",
+            "findings": [f.to_json() for f in entry.findings] if entry else [],
+            "summary": {k: graph[k] for k in MODULE_SUMMARY_KEYS if k in graph},
+            "graph": graph.get("code", ""),
+        }
+
+    @server.command("exportlens.graph")
+    async def graph_text(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+        state = ls.file(uri)
+        source = ls.source(uri)
+        found = discover(source, state.path)
+        keys = module_keys(source, found, ls.settings.results_key())
+        entry = state.entries.get(module)
+        if entry is None or not any(r.graph for r in entry.results):
+            target = next((t for t in found.targets if t.name == module), None)
+            if target is None:
+                raise ValueError(f"no module {module!r} in {uri}")
+            entry = await ls.scheduler.export_now(uri, target)
+        code = "\n\n".join(
+            f"# {r.mode}\n{r.graph.get('code', '')}" for r in (entry.results if entry else []) if r.graph
+        )
+        return {"module": module, "code": code, "stale": entry is None or entry.key != keys.get(module)}
+
+    @server.command("exportlens.savePt2")
+    async def save_pt2(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
+        state = ls.file(uri)
+        source = ls.source(uri)
+        found = discover(source, state.path)
+        target = next((t for t in found.targets if t.name == module), None)
+        if target is None or target.inputs_kind == "none":
+            raise ValueError(f"no module {module!r} with example inputs in {uri}")
+        options = ls.check_options()
+        job = make_job(state.path, source, found, target, tracers(options.mode)[0], options)
+        save = SaveJob(**{f.name: getattr(job, f.name) for f in dataclasses.fields(Job)})
+        save.save_to = os.path.abspath(path)
+        outcome = await ls.engine().run(save)
+        return {
+            "path": save.save_to,
+            "status": outcome.status,
+            "seconds": outcome.seconds,
+            "saved": outcome.status == "exported" and os.path.exists(save.save_to),
+            "reason": outcome.reason or (outcome.failure or {}).get("message", ""),
+        }
+
+    @server.command("exportlens.recheck")
+    def recheck(ls: ExportLensServer, uri: str) -> dict[str, Any]:
+        ls.scheduler.schedule(uri, force=True)
+        return {"scheduled": True}
+
+    @server.command("exportlens.status")
+    def status(ls: ExportLensServer) -> dict[str, Any]:
+        engine = ls.engine_started
+        info = engine.info if engine else {}
+        worker = engine._worker if engine else None  # the pid, for the status only
+        return {
+            "version": ls.version,
+            "python": info.get("python"),
+            "torch": info.get("torch"),
+            "torchImported": "torch" in sys.modules,
+            "pid": os.getpid(),
+            "rssMb": rss_mb(),
+            "workerPid": worker.pid if worker else None,
+            "trusted": ls.trusted,
+            "settings": to_json(ls.settings),
+            "openFiles": len(ls.files),
+        }
+
+
+def _target(ls: ExportLensServer, uri: str, line: int) -> Target:
+    found = discover(ls.source(uri), ls.file(uri).path)
+    target = target_at(found, line)
+    if target is None:
+        target = next((t for t in found.targets if getattr(t.node, "lineno", 0) - 1 == line), None)
+    if target is None and len(found.targets) == 1:
+        target = found.targets[0]
+    if target is None:
+        raise ValueError(f"no module at line {line + 1} of {uri}")
+    return target
+
+
+def rss_mb() -> float:
+    """Resident set size of this process, from /proc (Linux) else getrusage's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

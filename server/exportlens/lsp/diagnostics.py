@@ -1,0 +1,43 @@
+"""Finding → LSP Diagnostic: code, docs link, related places, data for quick fixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from ..findings import Finding, Range
+
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+
+
+def lsp_range(r: Range) -> types.Range:
+    return types.Range(
+        start=types.Position(line=r.start.line, character=r.start.character),
+        end=types.Position(line=r.end.line, character=r.end.character),
+    )
+
+
+def to_diagnostic(finding: Finding) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=lsp_range(finding.range),
+        severity=SEVERITY[finding.severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=finding.url) if finding.url else None,
+        source="exportlens",
+        message=finding.message,
+        related_information=[
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=Path(r.path).resolve().as_uri(), range=lsp_range(r.range)),
+                message=r.message,
+            )
+            for r in finding.related
+        ]
+        or None,
+        data={"fix": finding.fix, "module": finding.module, "mode": finding.mode},
+    )

@@ -1,0 +1,96 @@
+"""Hover, from the cache only (never waits for an export).
+
+On a module's class name or its `def forward`: the export summary.  On a line
+inside `forward`: the ATen ops that line became.  Marked stale when the
+module's text changed since that export.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from lsprotocol import types
+
+from ..discovery import Target, discover
+from .app import ExportLensServer
+from .cache import module_keys, target_at
+from .state import FileState, ModuleEntry
+from .summary_text import SHOW_GRAPH, command_link, dynamic_dims, graph_excerpt, signature, status_line
+
+STALE = "*Stale: the source changed since this export; it is being re-checked.*"
+
+
+def register(server: ExportLensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: ExportLensServer, params: types.HoverParams) -> types.Hover | None:
+        uri, line = params.text_document.uri, params.position.line
+        state = ls.files.get(uri)
+        if state is None:
+            return None
+        source = ls.source(uri)
+        found = discover(source, state.path)
+        target = target_at(found, line)
+        if target is None or not isinstance(target.node, ast.ClassDef):
+            return None
+        keys = module_keys(source, found, ls.settings.results_key())
+        entry = state.entries.get(target.name)
+        stale = entry is not None and entry.key != keys.get(target.name)
+        forward = _forward(target.node)
+        on_header = line == target.node.lineno - 1 or (forward is not None and line == forward.lineno - 1)
+        if on_header:
+            text: str | None = _module_text(state, target, entry, stale)
+        elif forward is not None and forward.lineno <= line < (forward.end_lineno or 0):
+            text = _line_text(state, entry, line, stale)
+        else:
+            return None
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+def _forward(cls: ast.ClassDef) -> ast.FunctionDef | None:
+    return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
+
+
+def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, stale: bool) -> str:
+    head = f"**ExportLens · `{target.name}`**"
+    if target.name in state.running and entry is None:
+        return f"{head} — ⧗ exporting…"
+    if entry is None:
+        return f"{head} — not exported yet" + (" (no example inputs)" if target.inputs_kind == "none" else "")
+    parts = [f"{head} — {status_line(entry)}"]
+    if stale:
+        parts.append(STALE)
+    if entry.site:
+        parts.append(f"Inputs from the export call in `{entry.site}`.")
+    for result in entry.results:
+        graph = result.graph
+        if not graph:
+            continue
+        lines = [f"**{result.mode}** · {graph.get('ops', 0)} ops · {result.seconds:.2f} s", *signature(graph)]
+        if dims := dynamic_dims(graph):
+            lines.append("Dynamic dims: " + ", ".join(dims))
+        excerpt, cut = graph_excerpt(str(graph.get("code", "")))
+        lines.append(f"```python\n{excerpt}\n```")
+        if cut or graph.get("code_truncated"):
+            lines.append(command_link("Open the whole graph", SHOW_GRAPH, [state.uri, target.name]))
+        parts.append("\n\n".join(lines))
+    for finding in entry.findings[:3]:
+        parts.append(f"- `{finding.code}` line {finding.range.start.line + 1}: {finding.message[:200]}")
+    return "\n\n".join(parts)
+
+
+def _line_text(state: FileState, entry: ModuleEntry | None, line: int, stale: bool) -> str | None:
+    if entry is None:
+        return None
+    for result in entry.results:
+        by_file = (result.graph or {}).get("lines", {})
+        ops = by_file.get(state.path, {}).get(str(line + 1))
+        if ops:
+            listed = "\n".join(f"- `{op}`" for op in ops)
+            text = (
+                f"**ExportLens** · this line became {len(ops)} ATen op{'s' if len(ops) != 1 else ''} "
+                f"({result.mode}):\n\n{listed}"
+            )
+            return f"{text}\n\n{STALE}" if stale else text
+    return None

@@ -1,0 +1,65 @@
+"""Document and workspace notifications → the scheduler; settings in, diagnostics cleared on close."""
+
+from __future__ import annotations
+
+import logging
+
+from lsprotocol import types
+
+from .app import ExportLensServer
+from .settings import merge
+
+log = logging.getLogger("exportlens.lsp")
+
+
+def register(server: ExportLensServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: ExportLensServer, params: types.InitializeParams) -> None:
+        ls.read_init_options(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: ExportLensServer, params: types.InitializedParams) -> None:
+        await ls.pull_settings()
+        log.info("ExportLens server ready (trusted: %s)", ls.trusted)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: ExportLensServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        pushed = params.settings.get("exportlens") if isinstance(params.settings, dict) else None
+        if isinstance(pushed, dict):
+            await ls.apply_settings(merge(ls.settings, pushed))
+        else:
+            await ls.pull_settings()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: ExportLensServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.scheduler.schedule(params.text_document.uri, force=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ExportLensServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        state = ls.file(uri)
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                # lines the edit replaced, and the lines of the text it inserted
+                first = change.range.start.line
+                state.changed_lines.update(range(first, first + change.text.count("\n") + 1))
+        if ls.settings.run_on == "type":
+            ls.scheduler.schedule(uri, delay=ls.settings.debounce_ms / 1000)
+        else:
+            ls.refresh_lenses()  # the lenses now say "(stale)"
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: ExportLensServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.scheduler.schedule(params.text_document.uri, force=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ExportLensServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.scheduler.close(uri)
+        ls.publish(uri, None, [])
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: ExportLensServer, params: None) -> None:
+        await ls.shutdown_all()

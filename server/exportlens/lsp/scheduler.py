@@ -1,0 +1,243 @@
+"""When to check what: debounce, touched modules first, supersede, publish only current results.
+
+- didOpen / didSave / the re-check command: every module, cache ignored (imported
+  files may have changed on disk); export sites elsewhere are looked up again.
+- didChange (runOn "type"): after `debounceMs`, the modules whose key changed
+  (cache.py), those whose class the edit touched first, then the rest.
+- A newer version cancels the older one's task; the engine cancels its jobs.
+- Results are published with the version they were computed on, and dropped
+  when the buffer has moved on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..check import CheckOptions, anchor_range, check_file, syntax_finding
+from ..discovery import Target, discover
+from ..engine import Engine
+from ..engine.process import WorkerError
+from ..findings import Finding, ModuleResult, Range, Related
+from ..textpos import SourceText
+from . import trust
+from .cache import class_span, module_keys, touched
+from .progress import ExportProgress
+from .state import FileState, ModuleEntry
+
+if TYPE_CHECKING:
+    from .app import ExportLensServer
+
+log = logging.getLogger("exportlens.lsp")
+Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
+CHECKED = "exportlens/fileChecked"  # notification: {uri, version, cancelled} once a check is over
+
+
+class Scheduler:
+    def __init__(self, ls: ExportLensServer) -> None:
+        self.ls = ls
+
+    def schedule(self, uri: str, *, delay: float = 0.0, force: bool = False) -> None:
+        state = self.ls.file(uri)
+        if state.task is not None and not state.task.done():
+            state.task.cancel()
+        version = self.ls.doc_version(uri)
+        state.task = asyncio.create_task(
+            self._run(state, version, delay, force), name=f"check {uri}@{version}"
+        )
+
+    def close(self, uri: str) -> None:
+        state = self.ls.files.pop(uri, None)
+        if state is not None and state.task is not None:
+            state.task.cancel()
+
+    async def _run(self, state: FileState, version: int, delay: float, force: bool) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if self.ls.doc_version(state.uri) != version:
+            return
+        cancelled = False
+        try:
+            cancelled = await self._check(state, version, self.ls.source(state.uri), force)
+        except WorkerError as exc:
+            log.error("%s", exc)
+            state.static = [
+                Finding(
+                    path=state.path,
+                    range=Range.of(0, 0, 0, 0),
+                    severity="error",
+                    code="worker-unavailable",
+                    message=f"ExportLens cannot export: {exc}",
+                )
+            ]
+            self.publish(state, version, {})
+        except Exception:
+            log.exception("checking %s failed", state.uri)
+        self.ls.notify_checked(state.uri, version, cancelled=cancelled)
+
+    async def _check(self, state: FileState, version: int, source: str, force: bool) -> bool:
+        """Check what needs it; True when the user cancelled."""
+        changed, state.changed_lines = state.changed_lines, set()
+        if not self.ls.trusted:
+            state.entries.clear()
+            state.static = trust.static_findings(state.path, source)
+            self.publish(state, version, {})
+            return False
+        found = discover(source, state.path)
+        if found.error is not None:
+            state.static = [syntax_finding(state.path, SourceText(source), found.error)]
+            self.publish(state, version, {})
+            return False
+        state.static = []
+        keys = module_keys(source, found, self.ls.settings.results_key())
+        for gone in set(state.entries) - set(keys):
+            del state.entries[gone]
+        if force:
+            state.sites = await asyncio.to_thread(self._sites, found.targets, state.path)
+        todo = [
+            t
+            for t in found.targets
+            if force or t.name not in state.entries or state.entries[t.name].key != keys[t.name]
+        ]
+        # A module checked through another file's export call runs that file from disk: on save.
+        todo = [t for t in todo if force or t.name not in state.sites]
+        first_names = touched(found, changed)
+        first = [t for t in todo if t.name in first_names]
+        rest = [t for t in todo if t.name not in first_names]
+        for batch in (first, rest):
+            if batch and not await self._batch(state, version, source, batch, keys):
+                return True
+            if batch:
+                self.publish(state, version, keys)
+        if not todo:
+            self.publish(state, version, keys)
+        return False
+
+    def _sites(self, targets: list[Target], path: str) -> dict[str, str]:
+        if not self.ls.settings.export_sites:
+            return {}
+        sites: dict[str, str] = {}
+        for target in targets:
+            if target.class_name and target.inputs_kind in ("none", "inferred"):
+                site = self.ls.site_index.find(self.ls.roots(), target.class_name, path)
+                if site:
+                    sites[target.name] = site
+        return sites
+
+    async def _batch(
+        self, state: FileState, version: int, source: str, batch: list[Target], keys: dict[str, str]
+    ) -> bool:
+        """Export `batch`; False when the user cancelled it."""
+        names = {t.name for t in batch}
+        local = {t.name for t in batch if t.name not in state.sites}
+        remote = [t for t in batch if t.name in state.sites]
+        state.running |= names
+        state.cancelled -= names
+        self.ls.refresh_lenses()
+        engine = self.ls.engine()
+        options = self.ls.check_options()
+        task = asyncio.current_task()
+
+        def user_cancel() -> None:
+            state.cancelled |= names
+            if task is not None:
+                task.cancel()
+
+        found: list[Checked] = []
+        try:
+            async with ExportProgress(self.ls, "exporting " + ", ".join(sorted(names)), user_cancel):
+                jobs = []
+                if local:
+                    jobs.append(self._local(engine, state.path, source, options, local))
+                jobs += [
+                    self._remote(engine, state.path, source, options, t, state.sites[t.name]) for t in remote
+                ]
+                found = list(await asyncio.gather(*jobs))
+        except asyncio.CancelledError:
+            if not state.cancelled & names:
+                raise  # superseded by a newer version
+            log.info("export of %s cancelled by the user", ", ".join(sorted(names)))
+            self.publish(state, version, keys)
+            return False
+        finally:
+            state.running -= names
+        fresh: dict[str, ModuleEntry] = {}
+        for results, findings in found:
+            for result in results:
+                if result.status == "cancelled":
+                    continue  # superseded by another job for the same module (a command)
+                fresh.setdefault(
+                    result.name, ModuleEntry(keys[result.name], [], [], version, state.sites.get(result.name))
+                ).results.append(result)
+            for finding in findings:
+                if finding.module in fresh:
+                    fresh[finding.module].findings.append(finding)
+        for name, entry in fresh.items():
+            if name not in state.entries or state.entries[name].version <= version:
+                state.entries[name] = entry
+        self.ls.refresh_lenses()
+        return True
+
+    async def _local(
+        self, engine: Engine, path: str, source: str, options: CheckOptions, names: set[str]
+    ) -> Checked:
+        result = await check_file(engine, path, source, options, only=names)
+        findings = [f for f in result.diagnostics if f.path == path]
+        for f in findings:
+            if f.module is None:
+                f.module = next(iter(names)) if len(names) == 1 else f.module
+        return result.modules, findings
+
+    async def _remote(
+        self, engine: Engine, path: str, source: str, options: CheckOptions, target: Target, site: str
+    ) -> Checked:
+        result = await check_file(engine, site, None, options, only={target.name})
+        line = class_span(target.node)[0]
+        call_line = result.modules[0].line if result.modules else 0
+        via = Related(site, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")
+        findings = [
+            dataclasses.replace(f, module=target.name, related=[*f.related, via])
+            for f in result.diagnostics
+            if Path(f.path).resolve() == Path(path)
+        ]
+        failed = [m for m in result.modules if m.status != "exported"]
+        if failed and not findings:
+            # the failure landed in the other file only: say so on the class
+            detail = "; ".join(f.message for f in result.diagnostics)[:500] or failed[0].status
+            findings.append(
+                Finding(
+                    path=path,
+                    range=anchor_range(SourceText(source), target),
+                    severity="error",
+                    code="export-site-failed",
+                    module=target.name,
+                    related=[via],
+                    message=f"Exporting `{target.name}` with the inputs of {Path(site).name}:{call_line + 1} "
+                    f"failed: {detail}",
+                )
+            )
+        modules = [dataclasses.replace(m, line=line) for m in result.modules]
+        return modules, findings
+
+    async def export_now(self, uri: str, target: Target) -> ModuleEntry | None:
+        """Export one module of the buffer now (a command), cache and publish the result."""
+        if not self.ls.trusted:
+            raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+        state = self.ls.file(uri)
+        version, source = self.ls.doc_version(uri), self.ls.source(uri)
+        keys = module_keys(source, discover(source, state.path), self.ls.settings.results_key())
+        await self._batch(state, version, source, [target], keys)
+        self.publish(state, version, keys)
+        return state.entries.get(target.name)
+
+    def publish(self, state: FileState, version: int, keys: dict[str, str]) -> None:
+        if self.ls.doc_version(state.uri) != version or state.uri not in self.ls.files:
+            return  # the buffer moved on (or closed): these results are for an older text
+        findings = list(state.static)
+        for name, entry in state.entries.items():
+            if keys.get(name) == entry.key:
+                findings += entry.findings
+        self.ls.publish(state.uri, version, findings)

@@ -1,0 +1,91 @@
+"""Export sites elsewhere: a workspace file whose export call builds a module of this file.
+
+E.g. `scripts/export.py` does `from models.net import Net` and then
+`torch.export.export(Net(), (x,))`.  That call's inputs beat inference, and a
+module with no inputs of its own gets checked at all.  Its job runs that file
+(from disk), and the findings that land in the module's file are published for it.
+
+A site counts when it exports a name bound by `from M import Name` and `M`
+resolves (from a workspace root, the site's folder, or relatively) to the
+module's file.  Not recognised: `import models.net as n; export(n.Net(), ...)`
+and aliases (`import Net as N`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from ..discovery import discover
+
+SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
+MAX_FILES = 5000
+# exported class name -> the files its import could come from
+Exports = dict[str, set[str]]
+
+
+class SiteIndex:
+    """Export calls of the workspace; a file is re-read when its mtime (or the roots) change."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, tuple[float, tuple[str, ...], Exports]] = {}
+
+    def find(self, roots: list[str], class_name: str, module_path: str) -> str | None:
+        """The first workspace file (sorted) whose export call builds `class_name` of `module_path`."""
+        for path in self._scan(roots):
+            if path != module_path and module_path in self._exports(path, roots).get(class_name, ()):
+                return path
+        return None
+
+    def _scan(self, roots: list[str]) -> list[str]:
+        found: list[str] = []
+        for root in roots:
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                found += (str(Path(folder, f).resolve()) for f in sorted(files) if f.endswith(".py"))
+                if len(found) > MAX_FILES:
+                    return found
+        return found
+
+    def _exports(self, path: str, roots: list[str]) -> Exports:
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            return {}
+        cached = self._files.get(path)
+        if cached and cached[0] == mtime and cached[1] == tuple(roots):
+            return cached[2]
+        exports: Exports = {}
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        if "export" in text and (found := discover(text, path)).error is None:
+            exported = {t.name for t in found.targets if t.class_name is None}  # imported, not defined
+            sources = import_sources(ast.parse(text), Path(path).parent, roots)
+            exports = {name: sources[name] for name in exported if name in sources}
+        self._files[path] = (mtime, tuple(roots), exports)
+        return exports
+
+
+def import_sources(tree: ast.Module, folder: Path, roots: list[str]) -> Exports:
+    """For each name bound by `from M import Name`, the files M may be."""
+    sources: Exports = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        parts = (node.module or "").split(".") if node.module else []
+        if node.level:
+            up = node.level - 2  # `from .m` is the site's folder, `from ..m` its parent, ...
+            bases = [folder.parents[up] if 0 <= up < len(folder.parents) else folder]
+        else:
+            bases = [folder, *(Path(r) for r in roots)]
+        files = set()
+        for base in bases:
+            stem = base.joinpath(*parts)
+            files |= {str(stem.with_suffix(".py").resolve()), str((stem / "__init__.py").resolve())}
+        for alias in node.names:
+            if alias.asname is None:
+                sources.setdefault(alias.name, set()).update(files)
+    return sources

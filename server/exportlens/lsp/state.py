@@ -1,0 +1,37 @@
+"""Per-document state the features share: cached results, what is running."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ..findings import Finding, ModuleResult
+
+
+@dataclass
+class ModuleEntry:
+    """The last finished check of one module."""
+
+    key: str  # cache.module_keys() of the text it was checked on
+    results: list[ModuleResult]  # one per tracer (two with mode "both")
+    findings: list[Finding]
+    version: int  # document version it was checked on
+    site: str | None = None  # the other workspace file whose export call provided the inputs
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+
+@dataclass
+class FileState:
+    uri: str
+    path: str  # resolved, as the engine reports it
+    version: int = 0
+    entries: dict[str, ModuleEntry] = field(default_factory=dict)
+    running: set[str] = field(default_factory=set)
+    cancelled: set[str] = field(default_factory=set)  # the user cancelled these modules' exports
+    static: list[Finding] = field(default_factory=list)  # syntax error, untrusted notice
+    task: asyncio.Task[None] | None = None
+    sites: dict[str, str] = field(default_factory=dict)  # module -> file with its export call
+    changed_lines: set[int] = field(default_factory=set)  # since the last check started

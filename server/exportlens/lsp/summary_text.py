@@ -1,0 +1,64 @@
+"""Human-readable pieces of an export summary (worker/summary.py), shared by hover and lenses."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from typing import Any
+
+from .state import ModuleEntry
+
+GRAPH_LINES = 20  # a hover is a glance: the link opens the rest
+SHOW_GRAPH = "exportlens.showGraph"  # client-side command: opens the graph text beside the editor
+
+
+def status_line(entry: ModuleEntry) -> str:
+    if entry.errors:
+        return f"✗ {entry.errors} export issue{'s' if entry.errors != 1 else ''}"
+    exported = [r for r in entry.results if r.status == "exported"]
+    if exported and len(exported) == len(entry.results):
+        ops = max(r.ops or 0 for r in exported)
+        seconds = max(r.seconds for r in exported)
+        return f"✓ exports · {ops} ops · {seconds:.2f} s"
+    if any(r.status == "skipped" for r in entry.results) and entry.results:
+        return "no example inputs"
+    return "✗ " + ", ".join(sorted({r.status for r in entry.results})) if entry.results else "not checked"
+
+
+def signature(graph: dict[str, Any]) -> list[str]:
+    groups: dict[str, list[str]] = {}
+    for spec in graph.get("inputs", []):
+        kind = spec.get("kind", "")
+        label = spec.get("name") if kind == "user_input" else spec.get("target") or spec.get("name")
+        groups.setdefault(kind, []).append(f"`{label}`")
+    titles = {
+        "parameter": "Parameters",
+        "buffer": "Buffers",
+        "user_input": "User inputs",
+        "constant_tensor": "Constants",
+        "custom_obj": "Custom objects",
+        "token": "Tokens",
+    }
+    out = []
+    for kind, labels in groups.items():
+        shown = ", ".join(labels[:12]) + (f" … (+{len(labels) - 12})" if len(labels) > 12 else "")
+        out.append(f"{titles.get(kind, kind)} ({len(labels)}): {shown}")
+    return out
+
+
+def dynamic_dims(graph: dict[str, Any]) -> list[str]:
+    dims = []
+    for dim in graph.get("dynamic", []):
+        high = "∞" if dim.get("max") is None else str(dim["max"])
+        low = "0" if dim.get("min") is None else str(dim["min"])
+        dims.append(f"`{dim['input']}.shape[{dim['dim']}] ∈ [{low}, {high}]`")
+    return dims
+
+
+def graph_excerpt(code: str) -> tuple[str, bool]:
+    lines = code.strip("\n").splitlines()
+    return "\n".join(lines[:GRAPH_LINES]), len(lines) > GRAPH_LINES
+
+
+def command_link(title: str, command: str, args: list[Any]) -> str:
+    return f"[{title}](command:{command}?{urllib.parse.quote(json.dumps(args))})"

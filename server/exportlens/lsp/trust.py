@@ -1,0 +1,48 @@
+"""Untrusted workspaces: run no user code, say so once per file.
+
+The workspace is untrusted when the client sends `initializationOptions:
+{"trusted": false}` (VS Code's workspace trust) or the setting
+`exportlens.trusted` is false.  Then the engine is never started: only what
+discovery finds by reading the file (syntax errors, modules without example
+inputs) is reported, plus one information diagnostic at the top of the file.
+"""
+
+from __future__ import annotations
+
+from ..check import no_inputs_finding, syntax_finding
+from ..discovery import discover
+from ..findings import Finding, Range
+from ..textpos import SourceText
+
+UNTRUSTED_CODE = "untrusted-workspace"
+UNTRUSTED_MESSAGE = (
+    "ExportLens runs no code in an untrusted workspace: exports (which import this file and run its "
+    "modules) are off, only static checks are shown. Trust the workspace to see export results."
+)
+
+
+def is_trusted(init_trusted: bool, setting_trusted: bool) -> bool:
+    return init_trusted and setting_trusted
+
+
+def static_findings(path: str, source: str) -> list[Finding]:
+    """What can be said without running anything."""
+    text = SourceText(source)
+    found = discover(source, path)
+    findings = [
+        Finding(
+            path=path,
+            range=Range.of(0, 0, 0, 0),
+            severity="information",
+            code=UNTRUSTED_CODE,
+            message=UNTRUSTED_MESSAGE,
+        )
+    ]
+    if found.error is not None:
+        findings.append(syntax_finding(path, text, found.error))
+        return findings
+    for target in found.targets:
+        used = any(target.name in other.uses for other in found.targets)
+        if target.inputs_kind == "none" and not used:
+            findings.append(no_inputs_finding(path, text, target))
+    return findings
