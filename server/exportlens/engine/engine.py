@@ -37,6 +37,10 @@ class Engine:
         """What the worker said when it came up: torch and python versions."""
         return self._worker.info if self._worker else {}
 
+    @property
+    def worker_pid(self) -> int | None:
+        return self._worker.pid if self._worker is not None and self._worker.alive else None
+
     async def worker(self) -> WorkerProcess:
         if self._worker is not None and self._worker.alive:
             return self._worker

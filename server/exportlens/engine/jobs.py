@@ -19,13 +19,16 @@ class Job:
     load_until: list[int] | None = None  # [line, col]: top-level statement the load stops before
     all_failures: bool = True  # look for more failures after the first
     save_to: str | None = None  # write the ExportedProgram here (`torch.export.save`) on success
+    # What the job is for: jobs with different purposes never supersede each other
+    # (a .pt2 save must not cancel the module's check, nor be cancelled by it).
+    purpose: str = "check"
     # Models whose weights would exceed this are built on the meta device (worker/sizing.py).
     meta_above_mb: float | None = 1024.0
 
     @property
-    def key(self) -> tuple[str, str, bool | None]:
+    def key(self) -> tuple[str, str, bool | None, str]:
         """A newer job with the same key supersedes an older one."""
-        return (self.path, str(self.target["name"]), self.strict)
+        return (self.path, str(self.target["name"]), self.strict, self.purpose)
 
     def to_wire(self, job_id: int) -> dict[str, Any]:
         return {

@@ -10,7 +10,6 @@ Arguments are positional, as VS Code passes them:
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from typing import Any
@@ -19,21 +18,11 @@ from lsprotocol import types
 
 from ..check import make_job, tracers
 from ..discovery import Target, discover
-from ..engine import Job
 from .app import ExportLensServer
 from .cache import module_keys, target_at
 from .settings import to_json
 
 MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_truncated")
-
-
-@dataclasses.dataclass
-class SaveJob(Job):
-    """A save must neither supersede nor be superseded by the module's checks."""
-
-    @property
-    def key(self) -> tuple[Any, ...]:
-        return (*super().key, "save")
 
 
 def register(server: ExportLensServer) -> None:
@@ -78,15 +67,15 @@ def register(server: ExportLensServer) -> None:
             raise ValueError(f"no module {module!r} with example inputs in {uri}")
         options = ls.check_options()
         job = make_job(state.path, source, found, target, tracers(options.mode)[0], options)
-        save = SaveJob(**{f.name: getattr(job, f.name) for f in dataclasses.fields(Job)})
-        save.save_to = os.path.abspath(path)
-        outcome = await ls.engine().run(save)
+        job.purpose, job.save_to = "save", os.path.abspath(path)
+        outcome = await ls.engine().run(job)
+        save_error = str(outcome.raw.get("save_error", ""))
         return {
-            "path": save.save_to,
+            "path": job.save_to,
             "status": outcome.status,
             "seconds": outcome.seconds,
-            "saved": outcome.status == "exported" and os.path.exists(save.save_to),
-            "reason": outcome.reason or (outcome.failure or {}).get("message", ""),
+            "saved": outcome.status == "exported" and not save_error and os.path.exists(job.save_to),
+            "reason": save_error or outcome.reason or (outcome.failure or {}).get("message", ""),
         }
 
     @server.command("exportlens.recheck")
@@ -98,7 +87,7 @@ def register(server: ExportLensServer) -> None:
     def status(ls: ExportLensServer) -> dict[str, Any]:
         engine = ls.engine_started
         info = engine.info if engine else {}
-        worker = engine._worker if engine else None  # the pid, for the status only
+
         return {
             "version": ls.version,
             "python": info.get("python"),
@@ -106,7 +95,7 @@ def register(server: ExportLensServer) -> None:
             "torchImported": "torch" in sys.modules,
             "pid": os.getpid(),
             "rssMb": rss_mb(),
-            "workerPid": worker.pid if worker else None,
+            "workerPid": engine.worker_pid if engine else None,
             "trusted": ls.trusted,
             "settings": to_json(ls.settings),
             "openFiles": len(ls.files),
