@@ -1,13 +1,293 @@
-"""Warnings for what torch.export accepts but bakes in wrongly (side effects, train mode, ...)."""
+"""Warnings for what torch.export accepts but bakes in wrongly (side effects, train mode, ...).
+
+Each warning starts from a site in the source (`silent_static`) or a fact of the
+exported graph (`summary["facts"]`) and is kept only when the export confirms
+it: strict's side-effect warnings name the mutated globals and `self`;
+non-strict warns about tensor attributes by name; branches whose lines made no
+ops while the other branch did were not taken; the graph shows train-mode
+dropout / batch-norm and in-place writes to inputs.  A clean module gets none.
+"""
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import Any
 
-from ..findings import Finding
+from ..findings import Finding, Range
+from ..textpos import SourceText
 from .context import DiagnosisContext
+from .silent_ast import span
+from .silent_static import Site, find_sites
+
+SIDE_EFFECT = "side-effect-baked"
+TENSOR_ATTRIBUTE = "tensor-attribute-not-buffer"
+TRAINING_MODE = "exported-in-training-mode"
+INPUT_MUTATED = "input-mutated"
+
+_GLOBAL_SOURCE = re.compile(r"G\['[^']*'\]\.(\w+)")
+# Layers whose train/eval state `.eval()` switches (the rest is a functional call).
+_LAYER = re.compile(
+    r"^(Lazy)?(Dropout\d?d?|AlphaDropout|FeatureAlphaDropout|BatchNorm\dd|SyncBatchNorm|RReLU)$"
+)
+_METADATA = re.compile(r"\.(shape|dtype|device|ndim)\b|\.(size|dim|numel)\(|\blen\(")
+_TENSOR_ATTR = re.compile(r"tensor attribute self\.([\w.]+) was assigned")
 
 
 def silent_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     """Static analysis of the module's source, confirmed by what the export did (`summary`)."""
-    return []
+    try:
+        tree = ast.parse(ctx.source)
+    except SyntaxError:
+        return []
+    text = SourceText(ctx.source)
+    facts = summary.get("facts") or {}
+    findings = [
+        f for site in find_sites(tree, ctx.source, ctx.module)[0] if (f := _site(site, summary, ctx, text))
+    ]
+    findings += _training(facts.get("training_ops", []), tree, ctx, text)
+    findings += _mutations(facts.get("input_mutations", []), tree, ctx, text)
+    return findings
+
+
+def _site(site: Site, summary: dict[str, Any], ctx: DiagnosisContext, text: SourceText) -> Finding | None:
+    if not _branch_taken(site, _op_lines(summary, ctx.path)):
+        return None
+    warnings_text = [str(w.get("message", "")) for w in summary.get("warnings", [])]
+    strict = ctx.mode == "strict"
+    side_globals = {m for w in warnings_text for m in _GLOBAL_SOURCE.findall(w)}
+    self_mutated = any("L['self']" in w and "side effects" in w for w in warnings_text)
+    tensor_attrs = {m.rpartition(".")[2] for w in warnings_text for m in _TENSOR_ATTR.findall(w)}
+    kind, code = site.kind, SIDE_EFFECT
+    if kind == "global-mutation" and strict and site.name not in side_globals:
+        return None  # dynamo tracks global mutation and did not see this one run
+    if kind == "tensor-attribute":
+        # Strict names no attribute, only that `self` changed: trust it unless the value is
+        # plainly metadata (`x.shape`, `len(x)`) and the graph dropped no op on that line.
+        confirmed = site.name in tensor_attrs or (
+            strict
+            and self_mutated
+            and (_unused_op_on(summary, site, ctx.path) or not _METADATA.search(site.text.partition("=")[2]))
+        )
+        if confirmed:
+            code = TENSOR_ATTRIBUTE
+        elif strict and self_mutated:
+            kind = "attribute-mutation"
+        else:
+            return None  # not a tensor (non-strict only warns for tensors): nothing proves harm
+    if kind == "attribute-mutation" and strict and not self_mutated:
+        return None
+    message, fix = _explain(kind, site, ctx.mode)
+    return Finding(
+        path=ctx.path,
+        range=_range(text, site.line, site.col, site.end_line, site.end_col),
+        severity="warning",
+        code=code,
+        message=message,
+        module=ctx.module,
+        mode=ctx.mode,
+        fix=fix,
+    )
+
+
+def _explain(kind: str, site: Site, mode: str) -> tuple[str, dict[str, Any]]:
+    where = f"`{site.function}` (called from forward)" if site.function != "forward" else "`forward`"
+    once = "runs once, while exporting, and is not part of the exported program"
+    guard = "Move it out of forward, or guard it with `if not torch.compiler.is_exporting():`."
+    if kind in ("print", "logging"):
+        printed = " (non-strict export ran it at export time)" if mode == "non-strict" else ""
+        what = "`print`" if kind == "print" else f"Logging call `{site.name}`"
+        return (
+            f"{what} in {where} {once}{printed}: it never runs when the program is called. {guard}",
+            {"kind": "guard-not-exporting", "name": site.name},
+        )
+    if kind == "global-mutation":
+        return (
+            f"`{site.text}` changes the global `{site.name}` once at export time; the exported program "
+            f"never does. Keep state out of forward: return the value, or register a buffer and update "
+            f"it in place.",
+            {"kind": "move-out-of-forward", "name": site.name},
+        )
+    if kind == "attribute-mutation":
+        return (
+            f"`{site.text}` {once}: the exported program keeps the value `self.{site.name}` had then "
+            f"as a constant and never updates it. Register it as a buffer "
+            f'(`self.register_buffer("{site.name}", torch.zeros(()))`) and update it in place, or keep '
+            f"this state outside forward.",
+            {"kind": "register-buffer", "name": site.name},
+        )
+    if kind == "tensor-attribute":
+        return (
+            f"`self.{site.name}` is assigned a tensor in {where} but is not a registered buffer: the "
+            f"assignment is dropped from the exported program. Declare it in `__init__` with "
+            f'`self.register_buffer("{site.name}", ..., persistent=False)` and update it in place '
+            f"(`self.{site.name}.copy_(...)`), or return it.",
+            {"kind": "register-buffer", "name": site.name},
+        )
+    does = {"clock": "reads the clock", "random": "draws a Python random value", "id": "takes an object id"}
+    return (
+        f"`{site.text}` {does.get(kind, 'runs')} once at export time; the result is baked into the "
+        f"graph as a constant. Pass the value in as an input tensor (or use torch ops such as "
+        f"`torch.rand` for randomness).",
+        {"kind": "pass-as-input", "call": site.name},
+    )
+
+
+def _training(
+    ops: list[dict[str, Any]], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
+) -> list[Finding]:
+    by_line: dict[int, list[dict[str, Any]]] = {}
+    for op in ops:
+        if op.get("path") == ctx.path and op.get("line"):
+            by_line.setdefault(int(op["line"]), []).append(op)
+    findings = []
+    for line, group in sorted(by_line.items()):
+        layers = sorted({str(op["module"]) for op in group if _LAYER.match(str(op.get("module_class")))})
+        call_node = _call_on_line(tree, line, [m.rpartition(".")[2] for m in layers] + list(_FUNCTIONAL))
+        call = span(call_node) if call_node else None
+        # F.dropout(x, p) defaults to training=True: .eval() cannot switch it off.
+        functional = not layers and call_node is not None and not _passes_training(call_node)
+        kinds = sorted({"batch-norm" if "batch_norm" in str(op["op"]) else "dropout" for op in group})
+        names = ", ".join(f"`self.{m}`" for m in layers) or "this call"
+        if functional:
+            message = (
+                f"{' / '.join(kinds)} is exported in training mode here: the functional call defaults to "
+                f"`training=True`, so the exported program stays random / uses batch statistics even "
+                f"after `.eval()`. Pass `training=self.training`."
+            )
+            fix = {"kind": "pass-training-flag", "ops": kinds}
+        else:
+            effects = {
+                "dropout": "dropout stays random",
+                "batch-norm": "batch-norm normalises with batch statistics and updates its running stats",
+            }
+            message = (
+                f"{names} ({' / '.join(kinds)}) is exported in training mode: "
+                f"{' and '.join(effects[k] for k in kinds)} in the exported program. "
+                f"Call `.eval()` on the model before `torch.export.export`."
+            )
+            fix = {"kind": "call-eval", "layers": layers}
+        rng = _range(text, *call) if call else text.line_range(line - 1)
+        findings.append(
+            Finding(
+                path=ctx.path,
+                range=rng,
+                severity="warning",
+                code=TRAINING_MODE,
+                message=message,
+                module=ctx.module,
+                mode=ctx.mode,
+                fix=fix,
+            )
+        )
+    return findings
+
+
+def _mutations(
+    mutations: list[dict[str, Any]], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
+) -> list[Finding]:
+    findings, seen = [], set()
+    for mutation in mutations:
+        line, name = mutation.get("line"), str(mutation.get("input"))
+        if mutation.get("path") != ctx.path or not line or (line, name) in seen:
+            continue
+        seen.add((line, name))
+        where = _mutation_on_line(tree, int(line), name)
+        rng = _range(text, *where) if where else text.line_range(int(line) - 1)
+        findings.append(
+            Finding(
+                path=ctx.path,
+                range=rng,
+                severity="warning",
+                code=INPUT_MUTATED,
+                module=ctx.module,
+                mode=ctx.mode,
+                message=(
+                    f"forward writes into its input `{name}` in place ({mutation.get('op')}): the exported "
+                    f"program will modify the caller's tensor too, and some runtimes reject input mutation. "
+                    f"Use an out-of-place op (`{name} = {name} + ...`) or work on `{name}.clone()`."
+                ),
+                fix={"kind": "out-of-place", "input": name, "op": mutation.get("op")},
+            )
+        )
+    return findings
+
+
+Span = tuple[int, int, int, int]
+
+
+_FUNCTIONAL = {
+    "dropout": 2,
+    "alpha_dropout": 2,
+    "feature_alpha_dropout": 2,
+    "dropout1d": 2,
+    "dropout2d": 2,
+    "dropout3d": 2,
+    "batch_norm": 5,
+    "rrelu": 3,
+}
+
+
+def _call_on_line(tree: ast.Module, line: int, names: list[str]) -> ast.Call | None:
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line]
+    for call in sorted(calls, key=lambda n: n.col_offset):
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in names:
+            return call
+    return None
+
+
+def _passes_training(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in _FUNCTIONAL:
+        return True  # a layer call: .eval() switches it
+    return any(k.arg == "training" for k in call.keywords) or len(call.args) > _FUNCTIONAL[name]
+
+
+def _mutation_on_line(tree: ast.Module, line: int, name: str) -> Span | None:
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) != line:
+            continue
+        if isinstance(node, (ast.AugAssign, ast.Assign)) and name in {
+            n.id
+            for t in getattr(node, "targets", [getattr(node, "target", None)])
+            for n in ast.walk(t)
+            if isinstance(n, ast.Name)
+        }:
+            return span(node)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr.endswith("_")
+        ):
+            return span(node)
+    return None
+
+
+def _range(text: SourceText, line: int, col: int, end_line: int, end_col: int) -> Range:
+    return text.span(line - 1, col, end_line - 1, end_col)
+
+
+def _op_lines(summary: dict[str, Any], path: str) -> set[int]:
+    return {int(line) for line in (summary.get("lines") or {}).get(path, {})}
+
+
+def _branch_taken(site: Site, op_lines: set[int]) -> bool:
+    """False when the site's branch made no ops but the other branch did: export took the other one."""
+    for inside, other in site.branches:
+        if not _lines(inside) & op_lines and _lines(other) & op_lines:
+            return False
+    return True
+
+
+def _lines(stmts: list[ast.stmt]) -> set[int]:
+    return {line for s in stmts for line in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
+
+
+def _unused_op_on(summary: dict[str, Any], site: Site, path: str) -> bool:
+    unused = (summary.get("facts") or {}).get("unused_ops", [])
+    return any(
+        u.get("path") == path and site.line <= int(u.get("line") or 0) <= site.end_line for u in unused
+    )
