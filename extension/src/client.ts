@@ -1,0 +1,313 @@
+/**
+ * The server's lifecycle: resolve and check the interpreter, start the language client,
+ * restart it (interpreter change, trust granted, command), stop it. Owns no UI besides
+ * reporting its state to the status item.
+ */
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  State,
+  type ErrorHandler,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { checkInterpreter, findOnPath, isExecutableFile, resolveInterpreter, type Check } from './interpreter';
+import { layout, serverLaunch } from './launch';
+import {
+  CONFIG_SECTION,
+  FILE_CHECKED,
+  SHOW_GRAPH_COMMAND,
+  ServerCommand,
+  type FileCheckedParams,
+  type InitializationOptions,
+  type ServerSettings,
+} from './protocol';
+import { onInterpreterChange, selectedInterpreter } from './pythonExtension';
+import { RESTART_SETTINGS, SECTION, modeLabel, readClientSettings, toServerSettings } from './settings';
+import type { ServerStatus } from './status';
+
+export interface ClientHooks {
+  /** A check of a file ended (server notification). */
+  onFileChecked(params: FileCheckedParams): void;
+  /** A document event that makes the server check a file was sent. */
+  onCheckScheduled(uri: string): void;
+  /** A document was closed: no check result will come for it. */
+  onDocumentClosed(uri: string): void;
+  /** The server asked to run `exportlens.exportModule` (a code lens): the UI runs it. */
+  onExportModuleCommand(args: unknown[]): Promise<unknown>;
+}
+
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private check: Check | undefined;
+  private starting: Promise<void> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private clientDisposables: { dispose(): unknown }[] = [];
+  private crashes: number[] = [];
+  /** Why the server is not running, for commands run meanwhile. */
+  private downReason = 'the server is starting';
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly status: ServerStatus,
+    private readonly hooks: ClientHooks,
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((event) => this.onConfigurationChange(event)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.log.info('workspace trusted: restarting the server so it may run exports');
+        void this.restart();
+      }),
+    );
+    void onInterpreterChange(() => {
+      if (readClientSettings(this.reader()).interpreter === '') {
+        this.log.info('the Python extension selected another interpreter: restarting');
+        void this.restart();
+      }
+    }).then((d) => this.disposables.push(d));
+  }
+
+  /** The running client, or undefined (then `whyDown` says why). */
+  get running(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  get whyDown(): string {
+    return this.downReason;
+  }
+
+  /** Resolves once the current start attempt is over (running or not). */
+  async whenStarted(): Promise<void> {
+    await this.starting;
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    await this.stop();
+    this.crashes = [];
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.clientDisposables.forEach((d) => d.dispose());
+    this.clientDisposables = [];
+    if (client !== undefined) {
+      try {
+        if (client.state !== State.Stopped) {
+          await client.stop(5000);
+        }
+      } catch (error) {
+        this.log.warn(`stopping the server: ${String(error)}`);
+      }
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  /** The settings the server gets, mapped from exportlens.* (settings.ts). */
+  serverSettings(): ServerSettings {
+    return toServerSettings(readClientSettings(this.reader()), {
+      python: this.check?.kind === 'ok' ? this.check.python : null,
+      trusted: vscode.workspace.isTrusted,
+    });
+  }
+
+  private reader(): (name: string) => unknown {
+    const config = vscode.workspace.getConfiguration(SECTION, vscode.workspace.workspaceFolders?.[0]);
+    return (name) => config.get(name);
+  }
+
+  private async doStart(): Promise<void> {
+    this.status.set({ kind: 'starting', detail: 'finding the interpreter' });
+    this.downReason = 'the server is starting';
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const settings = readClientSettings(this.reader());
+    const resolved = await resolveInterpreter({
+      setting: settings.interpreter,
+      workspaceFolder: folder?.uri.fsPath,
+      pythonExtension: () => selectedInterpreter(folder?.uri),
+      findOnPath: (name) => findOnPath(name),
+      isExecutable: isExecutableFile,
+    });
+    if (resolved.kind === 'unresolved') {
+      return this.fail(resolved.message);
+    }
+    this.log.info(`interpreter: ${resolved.path} (from ${resolved.source})`);
+    this.status.set({ kind: 'starting', detail: `checking ${resolved.path}` });
+    const check = await checkInterpreter(resolved.path);
+    this.check = check;
+    if (check.kind === 'problem') {
+      return this.fail(check.message);
+    }
+    this.log.info(`Python ${check.pythonVersion}, torch ${check.torch}`);
+    const client = this.createClient(check.python);
+    this.client = client;
+    this.status.set({ kind: 'starting', detail: 'starting the language server' });
+    try {
+      await client.start();
+    } catch (error) {
+      if (this.client === client) {
+        this.client = undefined;
+      }
+      return this.fail(`the server did not start with ${check.python}: ${String(error)} — see the logs.`);
+    }
+    this.ready(check);
+  }
+
+  private ready(check: Extract<Check, { kind: 'ok' }>): void {
+    this.status.set({
+      kind: 'ready',
+      torch: check.torch,
+      mode: modeLabel(readClientSettings(this.reader()).mode),
+      python: check.python,
+      trusted: vscode.workspace.isTrusted,
+    });
+  }
+
+  private fail(message: string): void {
+    this.downReason = message;
+    this.log.error(message);
+    this.status.set({ kind: 'error', message });
+  }
+
+  private createClient(python: string): LanguageClient {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const launch = serverLaunch(python, layout(this.context.extensionPath), process.env);
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      options: { cwd: folder?.uri.fsPath ?? this.context.extensionPath, env: launch.env },
+    };
+    const initializationOptions: InitializationOptions = {
+      trusted: vscode.workspace.isTrusted,
+      settings: this.serverSettings(),
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file', language: 'python' }],
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+      initializationOptions,
+      // hovers link to "Open the whole graph" (command:exportlens.showGraph?...): trust that one only
+      markdown: { isTrusted: { enabledCommands: [SHOW_GRAPH_COMMAND] }, supportHtml: false },
+      errorHandler: this.errorHandler(),
+      middleware: {
+        workspace: {
+          configuration: async (params, token, next) => {
+            const answers: unknown[] = [];
+            for (const item of params.items) {
+              if (item.section === CONFIG_SECTION) {
+                answers.push(this.serverSettings());
+              } else {
+                const other: unknown = await next({ items: [item] }, token);
+                answers.push(Array.isArray(other) ? (other[0] as unknown) : null);
+              }
+            }
+            return answers;
+          },
+        },
+        didOpen: (document, next) => {
+          this.hooks.onCheckScheduled(document.uri.toString());
+          return next(document);
+        },
+        didChange: (event, next) => {
+          if (readClientSettings(this.reader()).runOn === 'type' && event.contentChanges.length > 0) {
+            this.hooks.onCheckScheduled(event.document.uri.toString());
+          }
+          return next(event);
+        },
+        didSave: (document, next) => {
+          this.hooks.onCheckScheduled(document.uri.toString());
+          return next(document);
+        },
+        didClose: (document, next) => {
+          this.hooks.onDocumentClosed(document.uri.toString());
+          return next(document);
+        },
+        executeCommand: (command, args, next) =>
+          command === ServerCommand.exportModule
+            ? this.hooks.onExportModuleCommand(args)
+            : (next(command, args) as unknown),
+      },
+    };
+    const client = new LanguageClient('exportlens', 'ExportLens', serverOptions, clientOptions);
+    this.clientDisposables.push(
+      client.onNotification(FILE_CHECKED, (params: FileCheckedParams) => this.hooks.onFileChecked(params)),
+      client.onDidChangeState((event) => {
+        if (event.newState === State.Stopped && this.client === client) {
+          this.downReason = 'the server stopped — run "ExportLens: Restart server" (see the logs)';
+          this.status.set({ kind: 'stopped', reason: this.downReason });
+        } else if (event.newState === State.Running && this.check?.kind === 'ok') {
+          this.ready(this.check);
+        }
+      }),
+    );
+    return client;
+  }
+
+  private errorHandler(): ErrorHandler {
+    return {
+      error: () => ({ action: ErrorAction.Continue }),
+      closed: () => {
+        const now = Date.now();
+        this.crashes = [...this.crashes.filter((t) => now - t < RESTART_WINDOW_MS), now];
+        if (this.crashes.length <= MAX_RESTARTS) {
+          this.log.warn(`the server exited; restarting (${this.crashes.length}/${MAX_RESTARTS})`);
+          return { action: CloseAction.Restart };
+        }
+        const message = `the server exited ${this.crashes.length} times in 3 minutes — see the logs, then run "ExportLens: Restart server".`;
+        this.fail(message);
+        return { action: CloseAction.DoNotRestart, message };
+      },
+    };
+  }
+
+  /** Sends `workspace/executeCommand` to the server (cancellable). */
+  async execute<T>(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<T> {
+    const client = this.running;
+    if (client === undefined) {
+      throw new Error(`ExportLens server is not running: ${this.downReason}`);
+    }
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token)) as T;
+  }
+
+  private onConfigurationChange(event: vscode.ConfigurationChangeEvent): void {
+    if (!event.affectsConfiguration(SECTION)) {
+      return;
+    }
+    if (RESTART_SETTINGS.some((name) => event.affectsConfiguration(name))) {
+      this.log.info('the interpreter setting changed: restarting the server');
+      void this.restart();
+      return;
+    }
+    const client = this.running;
+    if (client !== undefined) {
+      // Push the mapped settings (the server also pulls `workspace/configuration` on its own).
+      void client.sendNotification('workspace/didChangeConfiguration', {
+        settings: { [CONFIG_SECTION]: this.serverSettings() },
+      });
+      if (this.check?.kind === 'ok') {
+        this.ready(this.check);
+      }
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.disposables.forEach((d) => void d.dispose());
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Activation: build the pieces (logs, status, graph view, server manager, commands), wire
+ * them together, start the server. No logic of its own.
+ */
+import * as vscode from 'vscode';
+import { ServerManager } from './client';
+import { Commands } from './commands';
+import { GraphView } from './graphView';
+import { ServerCommand, type GraphResult } from './protocol';
+import { ServerStatus, type StatusState } from './status';
+
+/** What activate() returns: read by the extension-host tests. */
+export interface ExportLensApi {
+  /** Resolves when the current start attempt is over; then `status()` says how it went. */
+  whenStarted(): Promise<void>;
+  status(): StatusState;
+}
+
+let manager: ServerManager | undefined;
+
+export function activate(context: vscode.ExtensionContext): ExportLensApi {
+  const log = vscode.window.createOutputChannel('ExportLens', { log: true });
+  const status = new ServerStatus();
+  const graphView = new GraphView(() => {
+    const server = manager;
+    return server?.running === undefined
+      ? undefined
+      : (uri, module) => server.execute<GraphResult>(ServerCommand.graph, [uri, module]);
+  });
+  manager = new ServerManager(context, log, status, {
+    onFileChecked: (params) => {
+      status.busy(params.uri, false);
+      graphView.refresh(params.uri);
+    },
+    onCheckScheduled: (uri) => status.busy(uri, true),
+    onDocumentClosed: (uri) => status.busy(uri, false),
+    onExportModuleCommand: async (args) => {
+      const [uri, position] = args as [string, { line: number; character: number }];
+      return commands.exportModule(uri, position);
+    },
+  });
+  const commands = new Commands({ manager, graphView, status, log });
+  context.subscriptions.push(log, status, graphView, manager, ...commands.register());
+  // Do not block activation on the server: commands already explain a server still starting.
+  void manager.start();
+  const current = manager;
+  return { whenStarted: () => current.whenStarted(), status: () => status.current };
+}
+
+export async function deactivate(): Promise<void> {
+  await manager?.stop();
+  manager = undefined;
+}

@@ -1,0 +1,110 @@
+/**
+ * The ONE place that mirrors the ExportLens server's custom protocol
+ * (server/exportlens/lsp/commands.py, scheduler.py, summary_text.py, settings.py).
+ * When the server changes a name or a shape, only this file changes.
+ */
+
+/** `workspace/executeCommand` commands the server registers (its executeCommandProvider). */
+export const ServerCommand = {
+  /** (uri, position) → ExportModuleResult; exports the module at the position now. */
+  exportModule: 'exportlens.exportModule',
+  /** (uri, module) → GraphResult; exports first when nothing is cached. */
+  graph: 'exportlens.graph',
+  /** (uri, module, path) → SavePt2Result. */
+  savePt2: 'exportlens.savePt2',
+  /** (uri) → {scheduled}; re-checks every module of the file. */
+  recheck: 'exportlens.recheck',
+  /** () → ServerStatus. */
+  status: 'exportlens.status',
+} as const;
+
+/**
+ * Client-side command the server puts in code lenses and hover links:
+ * `exportlens.showGraph(uri, module)` opens the graph beside the editor.
+ */
+export const SHOW_GRAPH_COMMAND = 'exportlens.showGraph';
+
+/** Notification `exportlens/fileChecked`: sent once a check of a file is over. */
+export const FILE_CHECKED = 'exportlens/fileChecked';
+
+export interface FileCheckedParams {
+  uri: string;
+  version: number;
+  cancelled: boolean;
+}
+
+/** A finding as the server's `Finding.to_json()` sends it (only what the client reads). */
+export interface FindingJson {
+  code?: string;
+  message: string;
+  severity?: string;
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  [key: string]: unknown;
+}
+
+export interface ExportModuleResult {
+  module: string;
+  /** "exported", "failed", "skipped", "timeout", "crashed", "cancelled", ... */
+  status: string;
+  findings: FindingJson[];
+  summary: { ops?: number; inputs?: unknown; outputs?: unknown; dynamic?: unknown; warnings?: unknown };
+  /** The ATen graph's Python text; empty when the export failed. */
+  graph: string;
+}
+
+export interface GraphResult {
+  module: string;
+  /** One `# <mode>` section per tracer; empty when no export produced a graph. */
+  code: string;
+  /** The source changed since this graph was made. */
+  stale: boolean;
+}
+
+export interface SavePt2Result {
+  path: string;
+  status: string;
+  seconds: number;
+  saved: boolean;
+  reason: string;
+}
+
+export interface ServerStatus {
+  version: string;
+  python: string | null;
+  torch: string | null;
+  torchImported: boolean;
+  pid: number;
+  rssMb: number;
+  /** The export worker's pid; null until an export started it (never when untrusted). */
+  workerPid: number | null;
+  trusted: boolean;
+  openFiles: number;
+  settings: Record<string, unknown>;
+}
+
+/** `initializationOptions` the server reads (lsp/app.py read_init_options). */
+export interface InitializationOptions {
+  /** false: untrusted workspace, the server runs no user code. */
+  trusted: boolean;
+  settings: ServerSettings;
+}
+
+/** The server's configuration section `exportlens` (lsp/settings.py), camelCase on the wire. */
+export interface ServerSettings {
+  /** null: the export call's own strict= argument, else non-strict. */
+  mode: 'non-strict' | 'strict' | 'both' | null;
+  runOn: 'type' | 'save';
+  debounceMs: number;
+  timeoutSeconds: number;
+  memoryLimitMb: number | null;
+  /** Interpreter the export worker runs in; null: the server's own. */
+  python: string | null;
+  allFailures: boolean;
+  trusted: boolean;
+}
+
+/** The configuration section the server pulls with `workspace/configuration`. */
+export const CONFIG_SECTION = 'exportlens';
+
+/** Diagnostic source the server sets. */
+export const DIAGNOSTIC_SOURCE = 'exportlens';

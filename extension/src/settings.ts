@@ -1,0 +1,89 @@
+/**
+ * exportlens.* settings → the server's configuration (protocol.ts ServerSettings).
+ *
+ * Pure: no `vscode` import, so the mapping is unit-tested with node's test runner.
+ * Every value is validated here; a bad one falls back to its default rather than
+ * reaching the server.
+ */
+import type { ServerSettings } from './protocol';
+
+export const SECTION = 'exportlens';
+
+export type Mode = 'auto' | 'non-strict' | 'strict' | 'both';
+export const MODES: readonly Mode[] = ['auto', 'non-strict', 'strict', 'both'];
+
+/** The settings as the user sees them (package.json contributes.configuration). */
+export interface ClientSettings {
+  interpreter: string;
+  mode: Mode;
+  runOn: 'type' | 'save';
+  debounceMs: number;
+  timeoutSeconds: number;
+  memoryLimitMb: number | null;
+  allFailures: boolean;
+}
+
+export const DEFAULTS: ClientSettings = {
+  interpreter: '',
+  mode: 'auto',
+  runOn: 'type',
+  debounceMs: 300,
+  timeoutSeconds: 30,
+  memoryLimitMb: null,
+  allFailures: true,
+};
+
+/** Settings whose change needs a new server process (the others apply live). */
+export const RESTART_SETTINGS: readonly string[] = [`${SECTION}.interpreter`];
+
+/** Reads one setting (without the section prefix); `vscode.WorkspaceConfiguration.get` fits. */
+export type SettingReader = (name: string) => unknown;
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+function number(value: unknown, fallback: number, valid: (n: number) => boolean): number {
+  return typeof value === 'number' && Number.isFinite(value) && valid(value) ? value : fallback;
+}
+
+export function readClientSettings(get: SettingReader): ClientSettings {
+  const interpreter = get('interpreter');
+  const memory = get('memoryLimitMb');
+  const allFailures = get('allFailures');
+  return {
+    interpreter: typeof interpreter === 'string' ? interpreter.trim() : DEFAULTS.interpreter,
+    mode: oneOf(get('mode'), MODES, DEFAULTS.mode),
+    runOn: oneOf(get('runOn'), ['type', 'save'] as const, DEFAULTS.runOn),
+    debounceMs: Math.round(number(get('debounceMs'), DEFAULTS.debounceMs, (n) => n >= 0)),
+    timeoutSeconds: number(get('timeoutSeconds'), DEFAULTS.timeoutSeconds, (n) => n > 0),
+    memoryLimitMb:
+      typeof memory === 'number' && Number.isFinite(memory) && memory > 0 ? Math.round(memory) : null,
+    allFailures: typeof allFailures === 'boolean' ? allFailures : DEFAULTS.allFailures,
+  };
+}
+
+export interface ServerContext {
+  /** The resolved interpreter the server (and so its worker) runs in. */
+  python: string | null;
+  /** VS Code's workspace trust. */
+  trusted: boolean;
+}
+
+export function toServerSettings(settings: ClientSettings, context: ServerContext): ServerSettings {
+  return {
+    mode: settings.mode === 'auto' ? null : settings.mode,
+    runOn: settings.runOn,
+    debounceMs: settings.debounceMs,
+    timeoutSeconds: settings.timeoutSeconds,
+    memoryLimitMb: settings.memoryLimitMb,
+    python: context.python,
+    allFailures: settings.allFailures,
+    trusted: context.trusted,
+  };
+}
+
+/** The label of a mode for the status item and the Set mode picker. */
+export function modeLabel(mode: Mode): string {
+  return mode === 'auto' ? 'auto (export call’s strict=)' : mode;
+}

@@ -1,0 +1,66 @@
+import * as assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULTS, readClientSettings, toServerSettings, type ClientSettings } from '../../src/settings';
+
+const reader = (values: Record<string, unknown>) => (name: string) => values[name];
+
+test('defaults when nothing is set', () => {
+  assert.deepEqual(readClientSettings(reader({})), DEFAULTS);
+});
+
+test('valid values are read as they are', () => {
+  const settings = readClientSettings(
+    reader({
+      interpreter: ' /opt/py/bin/python ',
+      mode: 'strict',
+      runOn: 'save',
+      debounceMs: 120,
+      timeoutSeconds: 7.5,
+      memoryLimitMb: 2048,
+      allFailures: false,
+    }),
+  );
+  assert.deepEqual(settings, {
+    interpreter: '/opt/py/bin/python',
+    mode: 'strict',
+    runOn: 'save',
+    debounceMs: 120,
+    timeoutSeconds: 7.5,
+    memoryLimitMb: 2048,
+    allFailures: false,
+  } satisfies ClientSettings);
+});
+
+test('invalid values fall back to the defaults, never reach the server', () => {
+  const settings = readClientSettings(
+    reader({ mode: 'loose', runOn: 'always', debounceMs: -1, timeoutSeconds: 0, memoryLimitMb: 'lots', allFailures: 'yes', interpreter: 3 }),
+  );
+  assert.deepEqual(settings, DEFAULTS);
+});
+
+test('memoryLimitMb 0 or null means no cap', () => {
+  assert.equal(readClientSettings(reader({ memoryLimitMb: 0 })).memoryLimitMb, null);
+  assert.equal(readClientSettings(reader({ memoryLimitMb: null })).memoryLimitMb, null);
+});
+
+test('the server gets its own names: mode auto → null, the resolved python, trust', () => {
+  const server = toServerSettings(DEFAULTS, { python: '/venv/bin/python', trusted: false });
+  assert.deepEqual(server, {
+    mode: null,
+    runOn: 'type',
+    debounceMs: 300,
+    timeoutSeconds: 30,
+    memoryLimitMb: null,
+    python: '/venv/bin/python',
+    allFailures: true,
+    trusted: false,
+  });
+  assert.equal(toServerSettings({ ...DEFAULTS, mode: 'both' }, { python: null, trusted: true }).mode, 'both');
+});
+
+test('every server setting name is one the server knows (lsp/settings.py _FIELDS)', () => {
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'trusted', 'exportSites'];
+  for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
+    assert.ok(known.includes(name), name);
+  }
+});
