@@ -1,9 +1,10 @@
-# `make run`: set up, then check the bundled examples. `make test`: set up, then every test.
+# `make run`: set up, check the bundled examples with the CLI, then open them in a real VS Code
+# (code-server on 127.0.0.1) with the packaged extension. `make test`: set up, then every test.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup run test lint typecheck unit bench clean
+.PHONY: setup run check-examples test lint typecheck unit bench clean
 
 setup: $(STAMP)
 
@@ -13,8 +14,11 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-* && touch $@
 
 # Exit status 1 means "findings", which is what the examples are for.
-run: setup
+check-examples: setup
 	$(VENV)/bin/exportlens check examples/ || test $$? -eq 1
+
+run: check-examples ext-setup ext-package
+	sh extension/open-examples.sh
 
 lint: setup
 	$(VENV)/bin/ruff check server tests bench examples
@@ -26,10 +30,12 @@ typecheck: setup
 unit: setup
 	$(PY) -m pytest -q tests
 
-test: lint typecheck unit
+test: lint typecheck unit ext-check
 
 bench: setup
 	$(PY) bench/run.py
+	$(PY) bench/allfailures_cost.py
+	$(PY) bench/lsp_latency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
