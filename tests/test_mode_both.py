@@ -46,3 +46,24 @@ async def test_both_tracers_refuse_once_and_one_tracer_refuses_alone(engine: Eng
     assert len(clock) == 1 and clock[0].mode == "strict"
     assert clock[0].range.start.line == line_of(path, "time.time()")
     assert "non-strict (fake tensors) exports this module" in clock[0].message
+
+
+async def test_a_silent_warning_is_reported_once_in_mode_both(engine: Engine, write) -> None:
+    path = write("both_warn.py", """
+        import torch
+
+        class Dropper(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.drop = torch.nn.Dropout(0.5)
+
+            def forward(self, x):
+                return self.drop(x) * 2
+
+            def example_inputs(self):
+                return (torch.ones(3),)
+    """)
+    result = await check(engine, path, mode="both")
+    warnings = [d for d in result.diagnostics if d.code == "exported-in-training-mode"]
+    assert len(warnings) == 1 and warnings[0].mode == "both", [(d.code, d.mode) for d in result.diagnostics]
+    assert "refuse" not in warnings[0].message

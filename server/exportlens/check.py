@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import os
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -53,10 +54,14 @@ async def check_file(
     """Check every module of `path` (its buffer text `source`, else the disk), or those in `only`."""
     options = options or CheckOptions()
     path = str(Path(path).resolve())
-    if source is None:
-        source = Path(path).read_text(encoding="utf-8")
-    found = discover(source, path)
     result = FileResult(path)
+    if source is None:
+        try:
+            source = read_source(path)
+        except (SyntaxError, UnicodeDecodeError) as exc:  # undecodable: a finding, not a crash
+            result.diagnostics.append(encoding_finding(path, exc))
+            return result
+    found = discover(source, path)
     text = SourceText(source)
     if found.error is not None:
         result.diagnostics.append(syntax_finding(path, text, found.error))
@@ -154,6 +159,7 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         seconds=outcome.seconds if outcome else 0.0,
         ops=summary.get("ops") if summary else None,
         graph=summary,
+        timings=outcome.timings if outcome else {},
     )
 
 
@@ -194,6 +200,28 @@ def syntax_finding(path: str, text: SourceText, error: SyntaxError) -> Finding:
         severity="error",
         code="syntax-error",
         message=f"Syntax error, nothing was exported: {error.msg}",
+    )
+
+
+def read_source(path: str) -> str:
+    """The file's text, decoded as Python does: BOM or `# -*- coding: ... -*-`, else UTF-8."""
+    with tokenize.open(path) as stream:
+        return stream.read()
+
+
+def encoding_finding(path: str, error: SyntaxError | UnicodeDecodeError) -> Finding:
+    if isinstance(error, UnicodeDecodeError):
+        line = Path(path).read_bytes()[: error.start].count(b"\n")
+        why = f"byte 0x{error.object[error.start]:02x} is not valid {error.encoding}"
+    else:
+        line, why = max((error.lineno or 1) - 1, 0), error.msg
+    return Finding(
+        path=path,
+        range=Range.of(line, 0, line, 0),
+        severity="error",
+        code="syntax-error",
+        message=f"Cannot read this file, nothing was exported: {why}. Save it as UTF-8, or declare its "
+        "encoding on the first line (`# -*- coding: latin-1 -*-`).",
     )
 
 

@@ -98,6 +98,8 @@ class ModuleResult:
     seconds: float = 0.0
     ops: int | None = None
     graph: dict[str, Any] | None = None
+    # Seconds per stage in the worker's child (fork, load, inputs, export, ...) and its peak RSS.
+    timings: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {

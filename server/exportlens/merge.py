@@ -23,7 +23,8 @@ def merge_tracers(findings: list[Finding], exported: dict[str, bool]) -> list[Fi
         if key in merged:
             first = merged[key]
             if first.mode != finding.mode:
-                merged[key] = replace(first, mode="both", message=f"{first.message} (both tracers refuse)")
+                note = " (both tracers refuse)" if first.severity == "error" else ""
+                merged[key] = replace(first, mode="both", message=first.message + note)
             continue
         merged[key] = finding
         order.append(key)

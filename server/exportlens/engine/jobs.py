@@ -24,6 +24,8 @@ class Job:
     purpose: str = "check"
     # Models whose weights would exceed this are built on the meta device (worker/sizing.py).
     meta_above_mb: float | None = 1024.0
+    # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
+    verify: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -45,6 +47,7 @@ class Job:
             "all_failures": self.all_failures,
             "save_to": self.save_to,
             "meta_above_mb": self.meta_above_mb,
+            "verify": self.verify,
         }
 
 
@@ -60,6 +63,7 @@ class JobOutcome:
     exit: dict[str, Any] | None = None  # how a crashed child ended: {"signal": ...} / {"code": ...}
     output: str = ""
     reason: str = ""
+    timings: dict[str, float] = field(default_factory=dict)  # per stage, from the child
     raw: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
@@ -73,5 +77,6 @@ class JobOutcome:
             exit=message.get("exit"),
             output=message.get("output", ""),
             reason=message.get("reason", ""),
+            timings=dict(message.get("timings") or {}),
             raw=message,
         )
