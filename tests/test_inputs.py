@@ -261,7 +261,9 @@ def test_discovery_prelude_skips_other_exports_and_later_statements() -> None:
 
 async def test_workspace_root_is_importable_and_stack_traces_follow_the_buffer(engine: Engine, write) -> None:
     root = Path(write("shared_helpers.py", "def triple(x):\n    return x * 3\n")).parent
-    path = write("models/deep/model.py", """
+    path = write(
+        "models/deep/model.py",
+        """
         import torch
         from shared_helpers import triple
 
@@ -272,7 +274,8 @@ async def test_workspace_root_is_importable_and_stack_traces_follow_the_buffer(e
 
             def example_inputs(self):
                 return (torch.ones(2),)
-    """)
+    """,
+    )
     disk = Path(path).read_text()
     buffer = "# two lines the disk\n# does not have\n" + disk
     options = CheckOptions(roots=[str(root)])

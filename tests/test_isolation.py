@@ -103,7 +103,8 @@ async def test_segfault_becomes_a_finding(engine: Engine, write) -> None:
     finding = only(result, "worker-crashed")
     assert "killed by SIGSEGV while exporting `Crashes`" in finding.message
     line = line_of(path, "class Crashes")
-    assert (finding.range.start.line, finding.range.start.character, finding.range.end.character) == (line, 6, 13)
+    start, end = finding.range.start, finding.range.end
+    assert (start.line, start.character, end.character) == (line, 6, 13)
     await assert_clean_check_still_works(engine, write)
     worker = await engine.worker()
     assert worker.pid is not None

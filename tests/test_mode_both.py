@@ -49,7 +49,9 @@ async def test_both_tracers_refuse_once_and_one_tracer_refuses_alone(engine: Eng
 
 
 async def test_a_silent_warning_is_reported_once_in_mode_both(engine: Engine, write) -> None:
-    path = write("both_warn.py", """
+    path = write(
+        "both_warn.py",
+        """
         import torch
 
         class Dropper(torch.nn.Module):
@@ -62,7 +64,8 @@ async def test_a_silent_warning_is_reported_once_in_mode_both(engine: Engine, wr
 
             def example_inputs(self):
                 return (torch.ones(3),)
-    """)
+    """,
+    )
     result = await check(engine, path, mode="both")
     warnings = [d for d in result.diagnostics if d.code == "exported-in-training-mode"]
     assert len(warnings) == 1 and warnings[0].mode == "both", [(d.code, d.mode) for d in result.diagnostics]
