@@ -62,8 +62,8 @@ async def test_a_silent_warning_is_reported_once_in_mode_both(engine: Engine, wr
             def forward(self, x):
                 return self.drop(x) * 2
 
-            def example_inputs(self):
-                return (torch.ones(3),)
+        if __name__ == "__main__":
+            torch.export.export(Dropper(), (torch.ones(3),))
     """,
     )
     result = await check(engine, path, mode="both")

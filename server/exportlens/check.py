@@ -76,10 +76,13 @@ async def check_file(
     outcomes = await asyncio.gather(
         *(engine.run(make_job(path, source, found, target, strict, options)) for target, strict in jobs)
     )
+    # A file with an export call says what the user exports: its other classes are parts.
+    has_export_call = any(t.inputs_kind == "export-call" for t in found.targets)
     for target in targets:
         if target.inputs_kind == "none":
             result.modules.append(_module_result(target, None, "skipped", options.mode))
-            if not any(target.name in other.uses for other in found.targets):
+            used = any(target.name in other.uses for other in found.targets)
+            if not used and not has_export_call:
                 result.diagnostics.append(no_inputs_finding(path, text, target))
     by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
@@ -91,6 +94,7 @@ async def check_file(
             mode="strict" if outcome.strict else "non-strict",
             anchor=anchor_range(text, target),
             roots=options.roots,
+            inputs=target.inputs_kind,
         )
         by_target.setdefault(target.name, []).append((outcome, ctx))
     for runs in by_target.values():
@@ -98,6 +102,7 @@ async def check_file(
         if len(runs) > 1:
             findings = merge_tracers(findings, {ctx.mode: o.status == "exported" for o, ctx in runs})
         result.diagnostics.extend(findings)
+    result.diagnostics = once_per_file(result.diagnostics)
     result.modules.sort(key=lambda m: m.line)
     result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
     return result
@@ -177,7 +182,23 @@ def anchor_range(text: SourceText, target: Target) -> Range:
     return text.span(line, getattr(node, "col_offset", None), line if end is not None else None, end)
 
 
+def once_per_file(findings: list[Finding]) -> list[Finding]:
+    """A file that fails to import fails for every module: say so once."""
+    seen: set[tuple[str, int, int]] = set()
+    kept = []
+    for finding in findings:
+        if finding.code == "import-error":
+            key = (finding.path, finding.range.start.line, finding.range.start.character)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(finding)
+    return kept
+
+
 def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
+    needs_args = target.inputs.get("why") == "constructor"
+    reason = "its constructor needs arguments" if needs_args else "it has no example inputs"
     return Finding(
         path=path,
         range=anchor_range(text, target),
@@ -185,7 +206,7 @@ def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
         code="no-example-inputs",
         module=target.name,
         message=(
-            f"ExportLens cannot check `{target.name}`: it has no example inputs. Add an "
+            f"ExportLens cannot check `{target.name}`: {reason}. Add an "
             f"`example_inputs(self)` method returning a tuple of tensors, or a "
             f'`torch.export.export({target.name}(...), (inputs,))` call under `if __name__ == "__main__":`.'
         ),

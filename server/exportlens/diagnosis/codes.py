@@ -7,10 +7,20 @@ docs/codes.md documents each one under an anchor of the same name.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..findings import Severity
 
-DOCS = "https://github.com/exportlens/exportlens/blob/main/docs/codes.md#"
+
+def _docs_base() -> str:
+    """docs/codes.md beside the package (a checkout, the .vsix) opens offline; else the repository."""
+    local = Path(__file__).resolve().parents[3] / "docs" / "codes.md"
+    if local.is_file():
+        return local.as_uri() + "#"
+    return "https://github.com/exportlens/exportlens/blob/main/docs/codes.md#"
+
+
+DOCS = _docs_base()
 EXPORT_DOCS = "https://pytorch.org/docs/stable/export.html"
 COND_DOCS = "https://pytorch.org/docs/stable/cond.html"
 EXPORTDB = "https://pytorch.org/docs/main/generated/exportdb/index.html"

@@ -15,3 +15,6 @@ class DiagnosisContext:
     mode: str  # "strict" | "non-strict": the tracer that ran
     anchor: Range  # fallback location: the export call, else the class name
     roots: list[str] = field(default_factory=list)  # workspace roots: frames here are "user" frames
+    # Where the inputs came from: "export-call" means the user builds (and exports) the module
+    # themselves; otherwise ExportLens built it with `Cls()`, in training mode by default.
+    inputs: str = "export-call"

@@ -28,6 +28,13 @@ def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
     wanted = _WANTED.get(kind.code, ("eq-const", "eq-sym", "range"))
     sites = list(record.get("guard_sites") or [])
     source = str(kind.fix.get("source") or "")
+    if kind.fix.get("multiple_of"):
+        # A divisibility guard (`Mod(s0, 8) == 0`): the line that splits the size into pieces.
+        for site in sites:
+            names = [name for names in (site.get("sources") or {}).values() for name in names]
+            if "Mod(" in str(site.get("expr")) and site.get("frames"):
+                if not source or any(_same_source(source, name) for name in names):
+                    return [f for f in site["frames"] if f.get("line")]
     for site in sites:
         if site.get("kind") not in wanted or not site.get("frames"):
             continue

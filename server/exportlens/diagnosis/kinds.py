@@ -36,11 +36,15 @@ _OUT_OF_RANGE = re.compile(
     r"|(?P<input>\S+) is outside of specified dynamic range \[(?P<min2>[^,\]]+), "
     r"(?P<max2>[^\]]+)\]|Guard failed: (?P<guard>.+)"
 )
+_MULTIPLE = re.compile(r"^(?P<dim>\w+) = (?P<factor>\d+)\*(?P<base>\w+)$")
 _SKIPPED = re.compile(r"module: (?P<module>[^,]+), qualname: (?P<qualname>[^,]+),")
 _BUILTIN = re.compile(r"builtin operator `(\w+)`")
 _RAISED = re.compile(r"raised exception (?P<exc>\w+)\((?P<arg>.*)\)")
 _CONVERTERS = re.compile(r"^(float|int|bool|complex)\(")
 _UNBACKED_BOOL = re.compile(r"^(Eq|Ne)\(u\d+, [01]\)$")
+_NOT_PYTREE = re.compile(
+    r"Found <class '(?P<type>[\w.]+)'> in (?P<where>output|input)s?, which is not a known type"
+)
 
 
 @dataclass
@@ -93,10 +97,15 @@ def classify(record: dict[str, Any], snippet: str, statement: str) -> Kind:
     if stage == "import":
         return Kind("import-error", f"{exc_type}: {first_line(message)}")
     if stage == "inputs":
-        init = any(f.get("name") == "__init__" for f in record.get("user_frames", []))
+        init = any(f.get("name") == "__init__" for f in record.get("user_frames", [])) or record.get(
+            "library_init", False
+        )
         return Kind("module-init-error" if init else "inputs-error", f"{exc_type}: {first_line(message)}")
     if stage == "internal":
         return Kind("internal-error", f"{exc_type}: {first_line(message)}", where="anchor")
+    if "Could not guard on data-dependent expression" in message and "Constraints violated" not in message:
+        # Strict wraps a data-dependent guard hit inside an op as a CONSTRAINT_VIOLATION UserError.
+        return _data_dependent(record, snippet, statement)
     if (
         "Constraints violated" in message
         or "ConstraintViolationError" in mro
@@ -141,12 +150,19 @@ def _constraint(message: str) -> Kind:
             where="guard",
         )
     if m := _NARROWED.search(message):
-        return Kind(
-            "dim-range-narrowed",
-            f"not every value of `{m['dim']}` passes the code's shape test",
-            {"dim": m["dim"], "source": m["source"], "suggested": fixes},
-            where="guard",
-        )
+        fix: dict[str, Any] = {"dim": m["dim"], "source": m["source"], "suggested": fixes}
+        detail = f"not every value of `{m['dim']}` passes the code's shape test"
+        multiple = next((d for d in map(_MULTIPLE.match, fixes) if d and d["dim"] == m["dim"]), None)
+        if multiple:
+            # Patches / heads / reshapes: the size must divide evenly (torch: `h = 8*_h`).
+            detail = f"`{m['dim']}` must be a multiple of {multiple['factor']}"
+            fix["multiple_of"] = int(multiple["factor"])
+            fix["hint"] = (
+                f"declare `{m['dim']}` as a multiple of {multiple['factor']} "
+                f"(`{multiple['base']} = Dim(...)`, `{m['dim']} = {multiple['factor']}*{multiple['base']}`), "
+                "and give an example size that is one"
+            )
+        return Kind("dim-range-narrowed", detail, fix, where="guard")
     if m := _EQUAL.search(message):
         return Kind(
             "dims-must-be-equal",
@@ -218,8 +234,29 @@ def _data_dependent(record: dict[str, Any], snippet: str, statement: str) -> Kin
     return Kind("data-dependent-guard", f"`{snippet}` (torch needs to know whether `{cond}`)", fix)
 
 
+def _not_pytree(full: str, where: str) -> Kind:
+    """A class torch.export cannot flatten in the module's output (a KV cache object, a custom result)."""
+    name = full.rpartition(".")[2]
+    hint = (
+        f"register `{name}` as a pytree node (`torch.utils._pytree.register_pytree_node` or "
+        f"`torch.export.register_dataclass`)"
+    )
+    if "Cache" in name:
+        hint = f"export without the cache (`use_cache=False` in the config or call), or {hint}"
+    elif where == "output":
+        hint = f"return tensors (or tuples/dicts of them), or {hint}"
+    return Kind(
+        "export-error",
+        f"the {where} holds a `{full}`, which torch.export cannot flatten into tensors",
+        {"type": full, "hint": hint},
+        where="anchor",
+    )
+
+
 def _other(record: dict[str, Any], mro: set[str], message: str, statement: str) -> Kind:
     text = first_line(message)
+    if m := _NOT_PYTREE.search(message):
+        return _not_pytree(m["type"], m["where"])
     if "UncapturedHigherOrderOpError" in mro or "torch.cond" in message:
         if "aliasing" in message:
             return Kind("cond-branch-aliases-input", "a branch returns its input")

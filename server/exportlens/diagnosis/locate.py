@@ -24,6 +24,15 @@ _LIBRARY = re.compile(r"/(site-packages|dist-packages)/|/lib/python\d\.\d+/|/tor
 _TEXT_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<name>[^\s]+)')
 
 
+# Third-party library code (transformers, timm, x-transformers ...), not torch itself.
+_THIRD_PARTY = re.compile(r"/(site-packages|dist-packages)/(?!(torch|functorch|torchgen)/)")
+# torch's own layers, where a refusal inside `nn.TransformerEncoder` & co. happens.
+_TORCH_LAYERS = re.compile(r"/torch/nn/(modules/\w+\.py|functional\.py)$")
+# What torch itself calls into: never the library that refused.
+_TORCH_DEPENDENCY = re.compile(
+    r"/(site-packages|dist-packages)/(sympy|mpmath|networkx|optree|jinja2|fsspec|filelock|typing_extensions)"
+)
+
 _CONDITION = re.compile(r"^(if|elif|while|assert)\s+(.+?)\s*:?\s*$")
 
 
@@ -57,6 +66,61 @@ def user_frames(record: dict[str, Any], ctx: DiagnosisContext) -> list[dict[str,
         if found:
             return found
     return text_frames(str(record.get("message", "")), ctx)
+
+
+def library_frame(frames: list[dict[str, Any]], ctx: DiagnosisContext) -> dict[str, Any] | None:
+    """The innermost library frame inside the user's code, if any.
+
+    An installed library (transformers, einops, ...) first, else torch's own
+    layer code (`torch/nn/modules/transformer.py`, `torch/nn/functional.py`),
+    never torch's internals or what torch calls (sympy ...).  None when the
+    innermost interesting frame is the user's own (a library that merely calls
+    the user's module is not the one that refused).
+    """
+    for accept in (is_third_party, _is_torch_layer_code):
+        for frame in reversed(frames):
+            path = str(frame.get("path", ""))
+            if not frame.get("line"):
+                continue
+            if is_workspace(path, ctx):
+                break
+            if accept(path):
+                return dict(frame)
+    return None
+
+
+def _is_torch_layer_code(path: str) -> bool:
+    return bool(_TORCH_LAYERS.search(path)) and not path.endswith("/torch/nn/modules/module.py")
+
+
+def is_third_party(path: str) -> bool:
+    """Installed library code that is neither torch nor one of torch's own dependencies."""
+    if path.startswith(_PACKAGE) or _TORCH_DEPENDENCY.search(path):
+        return False
+    return bool(_THIRD_PARTY.search(path))
+
+
+def record_library_frame(record: dict[str, Any], ctx: DiagnosisContext) -> dict[str, Any] | None:
+    """Where library code refused: dynamo's real stack, else the traceback, else a chained one."""
+    for key in ("real_stack", "frames"):
+        frames = list(record.get(key) or [])
+        if any(is_third_party(str(f.get("path", ""))) for f in frames):
+            return library_frame(frames, ctx)
+    for key in ("real_stack", "frames"):
+        found = library_frame(list(record.get(key) or []), ctx)
+        if found:
+            return found
+    for inner in record.get("chain") or []:
+        found = library_frame(list(inner.get("frames") or []), ctx)
+        if found:
+            return found
+    return None
+
+
+def short_path(path: str) -> str:
+    """`transformers/models/bert/modeling_bert.py` for a site-packages path."""
+    match = re.search(r"/(?:site-packages|dist-packages)/(.+)$", path) or re.search(r"/(torch/nn/.+)$", path)
+    return match.group(1) if match else path
 
 
 def text_frames(message: str, ctx: DiagnosisContext) -> list[dict[str, Any]]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..findings import Finding
+from ..findings import Finding, Range, Related
+from ..textpos import SourceText, utf16_len
 from .codes import CODES, url_for
 from .context import DiagnosisContext
 from .guards import guard_frames
@@ -18,8 +19,11 @@ from .locate import (
     Place,
     Sources,
     export_call_place,
+    is_third_party,
     is_workspace,
+    record_library_frame,
     related_chain,
+    short_path,
     user_frames,
     workspace_frames,
 )
@@ -47,7 +51,24 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
         if key not in seen:
             seen.add(key)
             findings.append(finding)
-    return findings
+    return [_inside(f, ctx) for f in findings]
+
+
+def _inside(finding: Finding, ctx: DiagnosisContext) -> Finding:
+    """A line the record names that this text does not have (the file changed): the anchor."""
+    text = SourceText(ctx.source)
+
+    def ok(r: Range) -> bool:
+        lines = text.lines
+        return all(
+            0 <= p.line < len(lines) and 0 <= p.character <= utf16_len(lines[p.line])
+            for p in (r.start, r.end)
+        )
+
+    if finding.path == ctx.path and not ok(finding.range):
+        finding.range = ctx.anchor
+    finding.related = [r for r in finding.related if r.path != ctx.path or ok(r.range)]
+    return finding
 
 
 def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Finding:
@@ -57,11 +78,18 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     if places:  # `if (x < 0).any():` is reported by CPython as the whole statement
         places[-1] = sources.condition(places[-1])
     culprit = places[-1] if places else None
+    library = record_library_frame(record, ctx)
+    # A library class's constructor raised (transformers checking its config): still `__init__`.
+    record["library_init"] = bool(library and library.get("name") == "__init__")
+    # The culprit's text: the user's line, else the library line that refused.
+    text_at = culprit or (sources.condition(sources.place(library)) if library else None)
     kind = classify(
-        record, sources.snippet(culprit) if culprit else "", sources.statement(culprit) if culprit else ""
+        record, sources.snippet(text_at) if text_at else "", sources.statement(text_at) if text_at else ""
     )
     if kind.where == "guard":
-        chosen = workspace_frames(guard_frames(record, kind), ctx)
+        site = guard_frames(record, kind)
+        library = record_library_frame({"frames": site}, ctx) if site else library
+        chosen = workspace_frames(site, ctx)
         if chosen:
             places = [sources.place(f) for f in chosen]
             culprit = places[-1]
@@ -82,15 +110,25 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     fix = {k: v for k, v in kind.fix.items() if v not in (None, "", [], {})}
     if culprit.range != ctx.anchor:
         fix.setdefault("expression", sources.snippet(culprit))
+    related = related_chain(places, culprit, ctx)
+    message = _message(entry.code, kind, record, ctx)
+    if library is not None and not is_workspace(str(library["path"]), ctx) and entry.code not in _NOT_LIBRARY:
+        # The refusal happened inside a library the user calls: name the library line too.
+        where = sources.place(library)
+        line = where.range.start.line + 1
+        shown = f"{short_path(where.path)}:{line}"
+        fix.setdefault("library", {"path": where.path, "line": line, "name": where.name})
+        related.append(Related(where.path, where.range, f"inside the library: `{where.name}` ({shown})"))
+        message = _with_library(message, shown, where.name)
     return Finding(
         path=culprit.path,
         range=culprit.range,
         severity=entry.severity,
         code=entry.code,
-        message=_message(entry.code, kind, record, ctx),
+        message=message,
         module=ctx.module,
         mode=ctx.mode,
-        related=related_chain(places, culprit, ctx),
+        related=related,
         url=url_for(entry.code, kind.fix.get("gb_id")),
         fix=fix or None,
     )
@@ -112,22 +150,41 @@ def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContex
     if code == "dim-example-too-small" and fixes:
         return f"{head} Fix: {entry.fix}."
     suggested = f" torch suggests: {'; '.join(fixes)}." if fixes else ""
-    return f"{head} Fix: {entry.fix}.{suggested}"
+    return f"{head} Fix: {kind.fix.get('hint') or entry.fix}.{suggested}"
+
+
+_NOT_LIBRARY = {"import-error", "user-exit", "out-of-memory", "internal-error"}
+
+
+def _with_library(message: str, shown: str, name: str) -> str:
+    """Say where in the library it happened, after the first sentence."""
+    head, sep, rest = message.partition(" Fix: ")
+    return f"{head} (In library code: `{name}` at {shown}.){sep}{rest}"
 
 
 def _user_raised(record: dict[str, Any], ctx: DiagnosisContext) -> bool:
-    """The exception was raised by workspace code itself (its innermost frame), not by torch."""
+    """The exception was raised by workspace code itself (its innermost frame), or by a library
+    the code calls (a `raise ValueError` in transformers' forward), not by torch."""
     mro = record.get("exc_mro") or []
     if any(name.startswith("Torch") or name in ("Unsupported", "UserError") for name in mro):
         return False
     frames = record.get("frames") or []
-    return bool(frames) and is_workspace(str(frames[-1].get("path", "")), ctx)
+    innermost = str(frames[-1].get("path", "")) if frames else ""
+    return bool(frames) and (is_workspace(innermost, ctx) or is_third_party(innermost))
+
+
+# Calls that turn a size into a plain Python int: the Dim becomes the example's value.
+_TO_INT = {"len", "int", "range", "float"}
 
 
 def _has_int_literal(snippet: str) -> bool:
-    """A literal size in the culprit (`reshape(8, 16)`, `== 8`) vs a static partner (`x + y`)."""
+    """A literal size in the culprit (`reshape(8, 16)`, `== 8`, `len(x)`) vs a static partner (`x + y`)."""
     try:
         tree = ast.parse(snippet.rstrip(":"), mode="eval")
     except SyntaxError:
-        return any(ch.isdigit() for ch in snippet)
-    return any(isinstance(n, ast.Constant) and type(n.value) is int for n in ast.walk(tree))
+        return any(ch.isdigit() for ch in snippet) or any(f"{name}(" in snippet for name in _TO_INT)
+    return any(
+        (isinstance(n, ast.Constant) and type(n.value) is int)
+        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _TO_INT)
+        for n in ast.walk(tree)
+    )

@@ -11,6 +11,7 @@ dropout / batch-norm and in-place writes to inputs.  A clean module gets none.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from typing import Any
 
@@ -34,10 +35,16 @@ _METADATA = re.compile(r"\.(shape|dtype|device|ndim)\b|\.(size|dim|numel)\(|\ble
 _TENSOR_ATTR = re.compile(r"tensor attribute self\.([\w.]+) was assigned")
 
 
+@functools.lru_cache(maxsize=4)
+def _parse(source: str) -> ast.Module:
+    """One parse per buffer text (read-only): a file's modules are diagnosed one after another."""
+    return ast.parse(source)
+
+
 def silent_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     """Static analysis of the module's source, confirmed by what the export did (`summary`)."""
     try:
-        tree = ast.parse(ctx.source)
+        tree = _parse(ctx.source)
     except SyntaxError:
         return []
     text = SourceText(ctx.source)
@@ -45,7 +52,8 @@ def silent_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Find
     findings = [
         f for site in find_sites(tree, ctx.source, ctx.module)[0] if (f := _site(site, summary, ctx, text))
     ]
-    findings += _training(facts.get("training_ops", []), tree, ctx, text)
+    if ctx.inputs == "export-call":  # a module ExportLens built itself is in train mode by default
+        findings += _training(facts.get("training_ops", []), tree, ctx, text)
     findings += _mutations(facts.get("input_mutations", []), tree, ctx, text)
     return findings
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 
 
 def span(node: ast.AST) -> tuple[int, int, int, int]:
@@ -41,6 +42,7 @@ def module_globals(tree: ast.Module) -> dict[str, ast.expr | None]:
     return names
 
 
+@functools.lru_cache(maxsize=4)  # the same (cached, read-only) tree for every module of a file
 def import_aliases(tree: ast.Module) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for node in ast.walk(tree):

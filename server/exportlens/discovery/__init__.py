@@ -51,17 +51,27 @@ def discover(source: str, path: str = "<buffer>") -> Discovery:
     calls = find_export_calls(tree, source, imports)
     constants = _int_constants(tree)
     targets: list[Target] = []
-    claimed: set[str] = set()
+    claimed: dict[str, frozenset[str]] = {}  # class -> the export options of its first call
     for call in calls:
         if call.class_name in classes and call.class_name in claimed:
-            continue  # the first export call of a class provides its inputs
+            # The first export call of a class provides its inputs; a later one exporting it
+            # differently (static first, then with dynamic_shapes / strict) is checked too.
+            if _options(call) == claimed[call.class_name]:
+                continue
+            name = f"{call.class_name}@{call.node.lineno}"
+            targets.append(Target(name, None, call.node, _call_spec(call)))
+            continue
         spec = _call_spec(call)
         if call.class_name in classes:
-            claimed.add(call.class_name)
+            claimed[call.class_name] = _options(call)
             cls = classes[call.class_name]
             targets.append(Target(cls.name, cls.name, cls, spec))
         else:
-            name = (call.class_name or call.target_text or "module").rpartition(".")[2]
+            name = _target_name(call.class_name or call.target_text or "module")
+            if any(t.name == name for t in targets) or name in classes:
+                # Two calls exporting the same library model (static, then dynamic): both are
+                # checked, so each needs its own name (jobs with one name supersede each other).
+                name = f"{name}@{call.node.lineno}"
             targets.append(Target(name, None, call.node, spec))
     for name, cls in classes.items():
         if name in claimed:
@@ -72,7 +82,7 @@ def discover(source: str, path: str = "<buffer>") -> Discovery:
         elif expr := infer_inputs(cls, constants):
             spec = {"kind": "inferred", "class": name, "expr": expr}
         else:
-            spec = {"kind": "none", "class": name}
+            spec = {"kind": "none", "class": name, "why": _why_no_inputs(cls)}
         targets.append(Target(name, name, cls, spec))
     for target in targets:
         if target.class_name:
@@ -83,13 +93,21 @@ def discover(source: str, path: str = "<buffer>") -> Discovery:
 
 
 def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, ast.ClassDef]:
-    """Top-level classes deriving from torch.nn (directly or through each other)."""
+    """Top-level classes deriving from torch.nn (directly or through each other).
+
+    Real model code often derives from a library's module class
+    (`PreTrainedModel`, `GradientCheckpointingLayer`, `from .module import Module`)
+    that no static pass can resolve.  A class with such an imported base counts
+    when it, or a class of the file deriving from it, defines `forward`.
+    """
+    top = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    imported = _imported_names(tree)
     classes: dict[str, ast.ClassDef] = {}
     changed = True
     while changed:  # a subclass may come before its base class in the file
         changed = False
-        for node in tree.body:
-            if not isinstance(node, ast.ClassDef) or node.name in classes:
+        for node in top:
+            if node.name in classes:
                 continue
             for base in node.bases:
                 full = resolve(dotted(base), imports) or ""
@@ -97,7 +115,74 @@ def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, ast.C
                     classes[node.name] = node
                     changed = True
                     break
-    return classes
+    by_name = {node.name: node for node in top}
+    with_forward = {node.name for node in top if _defines(node, "forward")}
+    library_based = {
+        node.name
+        for node in top
+        if node.name not in classes and any(_library_base(base, imports, imported) for base in node.bases)
+    }
+    # A library-based class is a module if a forward is defined in its subtree of the file.
+    children: dict[str, list[str]] = {}
+    for node in top:
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id in by_name:
+                children.setdefault(base.id, []).append(node.name)
+    for name in library_based:
+        seen, todo = set(), [name]
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            todo.extend(children.get(current, []))
+        if seen & with_forward:
+            classes[name] = by_name[name]
+    changed = True
+    while changed:  # and so is every class of the file built on one
+        changed = False
+        for node in top:
+            if node.name not in classes and any(dotted(b) in classes for b in node.bases):
+                classes[node.name] = node
+                changed = True
+    return {node.name: node for node in top if node.name in classes}
+
+
+def _imported_names(tree: ast.Module) -> set[str]:
+    """Names bound at the top level by imports (also under `if`/`try`, e.g. TYPE_CHECKING guards)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+    return names
+
+
+def _library_base(base: ast.expr, imports: dict[str, str], imported: set[str]) -> bool:
+    """An imported base from outside torch (torch's own non-nn bases are known not to be modules)."""
+    name = dotted(base)
+    if not name or name.partition(".")[0] not in imported:
+        return False
+    full = resolve(name, imports) or name
+    return not full.startswith("torch.") and full != "torch"
+
+
+def _defines(cls: ast.ClassDef, name: str) -> bool:
+    return any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name for s in cls.body)
+
+
+def _options(call: ExportCall) -> frozenset[str]:
+    """How a call exports: which of `dynamic_shapes=` / `strict=` it passes."""
+    return frozenset(k.arg for k in call.node.keywords if k.arg in ("dynamic_shapes", "strict"))
+
+
+def _target_name(built_by: str) -> str:
+    """`AutoModel.from_pretrained` -> `AutoModel`; `timm.create_model` -> `create_model`."""
+    parts = built_by.split(".")
+    if len(parts) > 1 and parts[-1][:1].islower() and parts[-2][:1].isupper():
+        return parts[-2]
+    return parts[-1]
 
 
 def _call_spec(call: ExportCall) -> dict[str, Any]:
@@ -133,3 +218,12 @@ def _int_constants(tree: ast.Module) -> dict[str, int]:
         ):
             constants[stmt.targets[0].id] = stmt.value.value
     return constants
+
+
+def _why_no_inputs(cls: ast.ClassDef) -> str:
+    """ "constructor" when `Cls()` cannot be built without arguments, else "forward"."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return "forward"
+    required = len(init.args.args) - 1 - len(init.args.defaults)
+    return "constructor" if required > 0 or None in init.args.kw_defaults else "forward"

@@ -50,6 +50,15 @@ LAYERS: dict[str, Builder] = {
     "GRU": _sequence,
     "RNN": _sequence,
     "TransformerEncoderLayer": _sequence,
+    "MultiheadAttention": _sequence,
+    "ConvTranspose1d": _conv(1),
+    "ConvTranspose2d": _conv(2),
+    "ConvTranspose3d": _conv(3),
+    "InstanceNorm1d": _conv(1),
+    "InstanceNorm2d": _conv(2),
+    "InstanceNorm3d": _conv(3),
+    "GroupNorm": lambda a, kw: _conv(2)(a[1:], kw) if len(a) > 1 else None,
+    "RMSNorm": _norm_features,
     "LayerNorm": _norm_features,
     "BatchNorm1d": _linear,
     "BatchNorm2d": _conv(2),
@@ -83,7 +92,13 @@ def infer_inputs(cls: ast.ClassDef, constants: dict[str, int]) -> str | None:
         return None
     args = [literal_int(a, names) for a in layer.args]
     keywords = {k.arg: k.value for k in layer.keywords if k.arg}
-    first_keyword = {"Linear": "in_features", "Embedding": "num_embeddings", "LayerNorm": "normalized_shape"}
+    first_keyword = {
+        "Linear": "in_features",
+        "Embedding": "num_embeddings",
+        "LayerNorm": "normalized_shape",
+        "RMSNorm": "normalized_shape",
+        "MultiheadAttention": "embed_dim",
+    }
     if not args and kind in first_keyword and first_keyword[kind] in keywords:
         args = [literal_int(keywords[first_keyword[kind]], names)]
     if not args and kind.startswith(("Conv", "BatchNorm")):
@@ -124,15 +139,34 @@ def _layers(init: ast.FunctionDef | None) -> dict[str, ast.Call]:
 
 
 def _first_layer_applied(forward: ast.FunctionDef, param: str, layers: dict[str, ast.Call]) -> str | None:
-    for node in ast.walk(forward):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and dotted(node.func.value) == "self"
-            and node.func.attr in layers
-            and node.args
-            and isinstance(node.args[0], ast.Name)
-            and node.args[0].id == param
-        ):
-            return node.func.attr
-    return None
+    """The layer `self.layer(param)` applied first in source order, before `param` is reassigned.
+
+    `x = relu(self.bn(self.conv(x))); ...; return self.head(x)`: `conv`, not `head`.
+    """
+    calls = [
+        node
+        for node in ast.walk(forward)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and dotted(node.func.value) == "self"
+        and node.func.attr in layers
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == param
+    ]
+    if not calls:
+        return None
+    first = min(calls, key=lambda n: (n.lineno, n.col_offset))
+    for stmt in ast.walk(forward):
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+            targets = [stmt.target]
+        else:
+            continue
+        rebinds = any(isinstance(t, ast.Name) and t.id == param for t in targets)
+        if rebinds and (stmt.end_lineno or stmt.lineno) < first.lineno:
+            return None  # the layer sees a transformed input: its sizes say nothing about the argument
+    func = first.func
+    return func.attr if isinstance(func, ast.Attribute) else None

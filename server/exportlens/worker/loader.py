@@ -10,13 +10,24 @@ from __future__ import annotations
 
 import ast
 import linecache
+import os
 import sys
 import types
+
+# Model hubs: user code calling `from_pretrained(...)` reads the local cache only.  Nothing
+# in a check touches the network (a hub retrying an unreachable host would outlast the job's
+# timeout); a user who wants otherwise sets the variable in the worker's environment.
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
 def load_module(
     path: str, source: str, module_name: str, search_path: list[str], stop: list[int] | None
 ) -> types.ModuleType:
+    for key, value in OFFLINE.items():
+        os.environ.setdefault(key, value)  # in the job's forked child only
+    # As `python file.py` would see it: scripts parse their arguments (argparse defaults) before
+    # building the model; the worker's own arguments would make them exit.
+    sys.argv = [path]
     for entry in reversed(search_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)

@@ -84,7 +84,7 @@ def dynamic_dims(program: Any) -> list[dict[str, Any]]:
 def _bound(value: Any) -> int | None:
     try:
         number = int(value)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, AttributeError):  # AttributeError: int_oo (no max)
         return None
     return number if abs(number) < 2**62 else None
 
