@@ -100,6 +100,8 @@ export interface ServerSettings {
   /** Interpreter the export worker runs in; null: the server's own. */
   python: string | null;
   allFailures: boolean;
+  /** Models with more MB of weights export on the meta device (nothing allocated); 0: never. */
+  metaAboveMb: number;
   trusted: boolean;
 }
 

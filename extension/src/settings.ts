@@ -21,6 +21,7 @@ export interface ClientSettings {
   timeoutSeconds: number;
   memoryLimitMb: number | null;
   allFailures: boolean;
+  metaAboveMb: number;
 }
 
 export const DEFAULTS: ClientSettings = {
@@ -31,6 +32,7 @@ export const DEFAULTS: ClientSettings = {
   timeoutSeconds: 30,
   memoryLimitMb: null,
   allFailures: true,
+  metaAboveMb: 1024,
 };
 
 /** Settings whose change needs a new server process (the others apply live). */
@@ -60,6 +62,7 @@ export function readClientSettings(get: SettingReader): ClientSettings {
     memoryLimitMb:
       typeof memory === 'number' && Number.isFinite(memory) && memory > 0 ? Math.round(memory) : null,
     allFailures: typeof allFailures === 'boolean' ? allFailures : DEFAULTS.allFailures,
+    metaAboveMb: number(get('metaAboveMb'), DEFAULTS.metaAboveMb, (n) => n >= 0),
   };
 }
 
@@ -79,6 +82,7 @@ export function toServerSettings(settings: ClientSettings, context: ServerContex
     memoryLimitMb: settings.memoryLimitMb,
     python: context.python,
     allFailures: settings.allFailures,
+    metaAboveMb: settings.metaAboveMb,
     trusted: context.trusted,
   };
 }

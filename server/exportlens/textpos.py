@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .findings import Range
 
 
@@ -15,11 +17,15 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 class SourceText:
     """A buffer's lines, for turning (line, byte col) pairs into LSP ranges."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
+        # Python's and LSP's lines: only \r\n, \r, \n end one (not \f, \x1c-\x1e, \x85, \u2028)
+        self.lines = LINE_BREAK.split(text)
 
     def line(self, line0: int) -> str:
         return self.lines[line0] if 0 <= line0 < len(self.lines) else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,7 +75,7 @@ class Engine:
             job.memory_mb = self.options.memory_mb
         future = worker.submit(job.to_wire(job_id))
         try:
-            message = await asyncio.wait_for(asyncio.shield(future), job.timeout + WEDGED_GRACE)
+            message = await self._answer(worker, future, job.timeout + WEDGED_GRACE)
         except asyncio.TimeoutError:
             await worker.kill()  # wedged: the next job starts a fresh one
             message = {"status": "timeout", "seconds": job.timeout, "reason": "the worker stopped answering"}
@@ -86,6 +87,20 @@ class Engine:
             if self._latest.get(job.key) == job_id:
                 del self._latest[job.key]
         return JobOutcome.from_wire(message)
+
+    @staticmethod
+    async def _answer(
+        worker: WorkerProcess, future: asyncio.Future[dict[str, Any]], silence: float
+    ) -> dict[str, Any]:
+        """The job's result; TimeoutError only when the worker said nothing at all for `silence`
+        seconds. A job queued behind many others waits longer than its own timeout, but a
+        healthy worker answers some job at least every timeout (each job is killed at its own)."""
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), silence)
+            except asyncio.TimeoutError:
+                if not worker.alive or time.monotonic() - worker.last_heard >= silence:
+                    raise
 
     async def close(self) -> None:
         if self._worker is not None:

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,33 @@ log = logging.getLogger("exportlens.worker")
 
 WORKER_DIR = Path(__file__).resolve().parent.parent / "worker"
 STARTUP_TIMEOUT = 180.0
+
+
+MIN_TORCH = (2, 1)  # torch.export
+
+
+def torch_too_old(version: object) -> str | None:
+    """Why the worker's torch (its reported version) cannot export, or None."""
+    if not isinstance(version, str):
+        return None
+    parts = [int(p) for p in version.split("+")[0].split(".")[:2] if p.isdigit()]
+    if len(parts) == 2 and tuple(parts) < MIN_TORCH:
+        return (
+            f"torch {version} is too old: torch.export needs torch >= 2.1, upgrade torch in this interpreter"
+        )
+    return None
+
+
+def shadowed(origin: object) -> str:
+    """A hint when what `import torch` found is not an installed torch package."""
+    if not isinstance(origin, str):
+        return ""
+    parts = Path(origin).parts
+    if origin.endswith("__init__.py") and ("site-packages" in parts or "dist-packages" in parts):
+        return ""
+    if origin.endswith("torch.py"):
+        return f"; `import torch` loads {origin}, which shadows the torch package: rename it or fix sys.path"
+    return f"; `import torch` loads {origin}: if that is not the torch package, it shadows it"
 
 
 class WorkerError(RuntimeError):
@@ -37,6 +65,7 @@ class WorkerProcess:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
+        self.last_heard = time.monotonic()  # when the worker last sent anything (see Engine.run)
 
     @property
     def alive(self) -> bool:
@@ -74,9 +103,14 @@ class WorkerProcess:
                 f"the worker ({self.python}) did not start in {STARTUP_TIMEOUT:.0f} s"
             ) from None
         message = json.loads(first) if first.strip() else {}
+        too_old = torch_too_old(message.get("torch"))
+        if too_old:
+            await self.kill()
+            raise WorkerError(f"{too_old} ({self.python})")
         if message.get("event") != "ready":
             await self.kill()
             detail = message.get("message") or "\n".join(self._stderr_tail) or "it exited"
+            detail += shadowed(message.get("torch_origin"))
             raise WorkerError(f"the worker ({self.python}) could not start: {detail}")
         self.info = message
         self._tasks.append(asyncio.create_task(self._read_results(self._proc.stdout)))
@@ -84,6 +118,7 @@ class WorkerProcess:
 
     async def _read_results(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
+            self.last_heard = time.monotonic()
             message = json.loads(line)
             future = self._pending.pop(int(message.get("id", -1)), None)
             if future and not future.done():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,16 @@ from .trust import is_trusted
 
 log = logging.getLogger("exportlens.lsp")
 SECTION = "exportlens"
+
+
+def buffer_path(uri: str) -> str:
+    """The path a document's code runs under: the file's, or for a buffer that is no file
+    (`untitled:`, `git:`, ...) one that exists nowhere, so nothing of it is read from disk."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if path:
+        return str(Path(path).resolve())
+    name = re.sub(r"\W", "_", uri.split(":", 1)[-1]).strip("_") or "buffer"
+    return str(Path(tempfile.gettempdir()) / "exportlens-no-such-dir" / f"{uri.split(':', 1)[0]}_{name}.py")
 
 
 class ExportLensServer(LanguageServer):
@@ -102,7 +114,10 @@ class ExportLensServer(LanguageServer):
 
     def check_options(self) -> CheckOptions:
         return CheckOptions(
-            mode=self.settings.mode, roots=self.roots(), all_failures=self.settings.all_failures
+            mode=self.settings.mode,
+            roots=self.roots(),
+            all_failures=self.settings.all_failures,
+            meta_above_mb=self.settings.meta_above_mb or None,
         )
 
     def roots(self) -> list[str]:
@@ -114,7 +129,7 @@ class ExportLensServer(LanguageServer):
     # -- documents ----------------------------------------------------------
     def file(self, uri: str) -> FileState:
         if uri not in self.files:
-            self.files[uri] = FileState(uri, str(Path(to_fs_path(uri) or uri).resolve()))
+            self.files[uri] = FileState(uri, buffer_path(uri))
         return self.files[uri]
 
     def doc_version(self, uri: str) -> int:
@@ -123,11 +138,17 @@ class ExportLensServer(LanguageServer):
     def source(self, uri: str) -> str:
         return self.workspace.get_text_document(uri).source
 
-    def publish(self, uri: str, version: int | None, findings: list[Finding]) -> None:
+    def publish(
+        self, uri: str, version: int | None, findings: list[Finding], stale: list[Finding] | None = None
+    ) -> None:
+        """`stale`: results of an older text, shown marked as such (the file does not parse now)."""
+        state = self.files.get(uri)
+        here = {state.path: uri} if state is not None else {}
+        diagnostics = [to_diagnostic(f, here) for f in findings] + [
+            to_diagnostic(f, here, stale=True) for f in stale or []
+        ]
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri, version=version, diagnostics=[to_diagnostic(f) for f in findings]
-            )
+            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
         )
 
     def notify_checked(self, uri: str, version: int, cancelled: bool) -> None:

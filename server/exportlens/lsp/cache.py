@@ -16,6 +16,7 @@ import hashlib
 from typing import Any
 
 from ..discovery import Discovery, Target
+from ..textpos import SourceText
 
 
 def class_span(node: ast.AST) -> tuple[int, int]:
@@ -25,7 +26,7 @@ def class_span(node: ast.AST) -> tuple[int, int]:
 
 
 def module_keys(source: str, found: Discovery, salt: tuple[Any, ...]) -> dict[str, str]:
-    lines = source.splitlines()
+    lines = SourceText(source).lines  # Python's lines, as the ast counts them
     spans = {t.class_name: class_span(t.node) for t in found.targets if t.class_name}
     keys: dict[str, str] = {}
     for target in found.targets:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
@@ -23,21 +24,34 @@ def lsp_range(r: Range) -> types.Range:
     )
 
 
-def to_diagnostic(finding: Finding) -> types.Diagnostic:
+STALE = "(stale: from the last version that parsed) "
+
+
+def to_diagnostic(
+    finding: Finding, uris: dict[str, str] | None = None, stale: bool = False
+) -> types.Diagnostic:
+    """`uris`: path -> URI of open buffers that are no file (else the path's file: URI);
+    `stale`: a result of an older text, kept while the file has a syntax error."""
+    uris = uris or {}
+    data: dict[str, Any] = {"fix": finding.fix, "module": finding.module, "mode": finding.mode}
+    if stale:
+        data["stale"] = True
     return types.Diagnostic(
         range=lsp_range(finding.range),
         severity=SEVERITY[finding.severity],
         code=finding.code,
         code_description=types.CodeDescription(href=finding.url) if finding.url else None,
         source="exportlens",
-        message=finding.message,
+        message=STALE + finding.message if stale else finding.message,
         related_information=[
             types.DiagnosticRelatedInformation(
-                location=types.Location(uri=Path(r.path).resolve().as_uri(), range=lsp_range(r.range)),
+                location=types.Location(
+                    uri=uris.get(r.path) or Path(r.path).resolve().as_uri(), range=lsp_range(r.range)
+                ),
                 message=r.message,
             )
             for r in finding.related
         ]
         or None,
-        data={"fix": finding.fix, "module": finding.module, "mode": finding.mode},
+        data=data,
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from ..discovery import Target, discover
 from ..engine import Engine
 from ..engine.process import WorkerError
 from ..findings import Finding, ModuleResult, Range, Related
-from ..textpos import SourceText
+from ..textpos import SourceText, utf16_len
 from . import trust
 from .cache import class_span, module_keys, touched
 from .progress import ExportProgress
@@ -88,14 +89,15 @@ class Scheduler:
             return False
         found = discover(source, state.path)
         if found.error is not None:
+            # The last good results stay, marked stale, until the file parses again.
             state.static = [syntax_finding(state.path, SourceText(source), found.error)]
-            self.publish(state, version, {})
+            self.publish(state, version, {}, stale=True)
             return False
         state.static = []
         keys = module_keys(source, found, self.ls.settings.results_key())
         for gone in set(state.entries) - set(keys):
             del state.entries[gone]
-        if force:
+        if force and state.uri.startswith("file:"):  # a buffer that is no file runs no other file
             state.sites = await asyncio.to_thread(self._sites, found.targets, state.path)
         todo = [
             t
@@ -233,11 +235,25 @@ class Scheduler:
         self.publish(state, version, keys)
         return state.entries.get(target.name)
 
-    def publish(self, state: FileState, version: int, keys: dict[str, str]) -> None:
+    def publish(self, state: FileState, version: int, keys: dict[str, str], stale: bool = False) -> None:
+        """Publish for `version`; `stale`: also every cached module's findings, marked stale."""
         if self.ls.doc_version(state.uri) != version or state.uri not in self.ls.files:
             return  # the buffer moved on (or closed): these results are for an older text
         findings = list(state.static)
+        old: list[Finding] = []
         for name, entry in state.entries.items():
             if keys.get(name) == entry.key:
                 findings += entry.findings
-        self.ls.publish(state.uri, version, findings)
+            elif stale:
+                old += [f for f in entry.findings if f.path == state.path]
+        if old:
+            source = self.ls.source(state.uri)
+            old = [f for f in old if inside(f.range, source)]
+        self.ls.publish(state.uri, version, findings, stale=old)
+
+
+def inside(where: Range, source: str) -> bool:
+    """`where` lies inside the document (a stale finding whose lines are gone is dropped)."""
+    lines = re.split(r"\r\n|\r|\n", source)  # LSP's lines
+    ends = [where.start, where.end]
+    return all(0 <= p.line < len(lines) and 0 <= p.character <= utf16_len(lines[p.line]) for p in ends)

@@ -11,7 +11,7 @@ import sys
 
 from lsprotocol import types
 
-from . import codelens, commands, hover, lifecycle
+from . import code_actions, codelens, commands, hover, lifecycle
 from .app import ExportLensServer
 
 LEVELS = {
@@ -38,7 +38,7 @@ class ClientLogHandler(logging.Handler):
 
 def build() -> ExportLensServer:
     server = ExportLensServer()
-    for feature in (lifecycle, hover, codelens, commands):
+    for feature in (lifecycle, hover, codelens, commands, code_actions):
         feature.register(server)
     return server
 

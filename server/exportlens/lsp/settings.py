@@ -14,6 +14,7 @@ Sources, later wins: defaults, `initializationOptions.settings`, the
 | allFailures     | bool                                | true         |
 | trusted         | bool; false runs no user code       | true         |
 | exportSites     | bool; look for export calls in other workspace files | true |
+| metaAboveMb     | number ≥ 0: models with more weights export on the meta device; 0 = never | 1024 |
 """
 
 from __future__ import annotations
@@ -40,10 +41,15 @@ class Settings:
     all_failures: bool = True
     trusted: bool = True
     export_sites: bool = True
+    meta_above_mb: float = 1024.0
 
     def results_key(self) -> tuple[Any, ...]:
         """What an export's result depends on besides the source: a change drops the cache."""
-        return (self.mode, self.python, self.all_failures, self.trusted)
+        return (self.mode, self.python, self.all_failures, self.trusted, self.meta_above_mb)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 # camelCase wire name -> (field, validator)
@@ -57,6 +63,10 @@ _FIELDS: dict[str, tuple[str, Any]] = {
     "allFailures": ("all_failures", lambda v: isinstance(v, bool)),
     "trusted": ("trusted", lambda v: isinstance(v, bool)),
     "exportSites": ("export_sites", lambda v: isinstance(v, bool)),
+    "metaAboveMb": (
+        "meta_above_mb",
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+    ),
 }
 
 

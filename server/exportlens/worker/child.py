@@ -8,6 +8,7 @@ threads the user may have started.
 from __future__ import annotations
 
 import os
+import resource
 import time
 import warnings
 from typing import Any, NoReturn
@@ -17,9 +18,11 @@ from .isolation import isolate_child
 
 
 def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoReturn:
+    entered = time.monotonic()  # the worker subtracts its fork time: the cost of forking
     try:
         isolate_child(output_fd, job.get("memory_mb"))
         result = execute(job)
+        result["entered"] = entered
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
         result = {
             "status": "failed",
@@ -54,18 +57,33 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
     from .sizing import build_sized
     from .summary import summarize
 
+    if job.get("verify"):  # a quick-fix's proof (fixes/, lsp/code_actions.py)
+        from .verify import verify
+
+        return verify(job)
     spec = job["target"]["inputs"]
     path, source = job["path"], job["source"]
     stage = "import"
     attempt: Attempt | None = None
     strict = bool(job.get("strict"))
-    started = time.perf_counter()
+    timings: dict[str, float] = {}  # seconds per stage, for benchmarks and logs
+    clock = [time.perf_counter()]
+
+    def tick(stage_name: str) -> None:
+        now = time.perf_counter()
+        timings[stage_name] = now - clock[0]
+        timings["cpu"] = time.process_time()  # this child's CPU time so far: steadier under load
+        timings["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        clock[0] = now
+
     try:
         user_module = load_module(
             path, source, job["module_name"], job.get("sys_path", []), job.get("load_until")
         )
+        tick("load")
         stage = "inputs"
         attempt = build_sized(spec, user_module, path, source, job.get("meta_above_mb"))
+        tick("inputs")
         if attempt.meta:
             # Everything the export (and any re-run) creates stays on meta too.
             torch.set_default_device("meta")
@@ -87,14 +105,15 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
                 dynamic_shapes=attempt.dynamic_shapes,
                 strict=strict,
             )
-        export_seconds = time.perf_counter() - started
+        tick("export")
         summary = summarize(program, path, list(caught))
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
+        tick("summary")
         result: dict[str, Any] = {
             "status": "exported",
             "strict": strict,
             "class": type(attempt.module).__name__,
-            "export_seconds": export_seconds,
+            "timings": timings,
             "summary": summary,
         }
         if job.get("save_to"):
@@ -123,7 +142,8 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
                 record["more"] = more_failures(exc, attempt, strict, path)
             except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
                 record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
-        return {"status": "failed", "strict": strict, "failure": record}
+        tick("failure")
+        return {"status": "failed", "strict": strict, "failure": record, "timings": timings}
 
 
 def save_program(program: Any, target: str, attempt: Any) -> dict[str, Any]:
@@ -132,11 +152,13 @@ def save_program(program: Any, target: str, attempt: Any) -> dict[str, Any]:
 
     if attempt.meta:
         size = attempt.weight_bytes / 2**20
-        return {"save_error": (
-            f"not saved: this model's weights ({size:,.0f} MB) were never allocated; it was exported with "
-            "meta weights to check it quickly. Raise the meta-weights threshold (`metaAboveMb` / "
-            "`--meta-above`, 0 = never) to save a .pt2 with real weights."
-        )}
+        return {
+            "save_error": (
+                f"not saved: this model's weights ({size:,.0f} MB) were never allocated; it was exported with "
+                "meta weights to check it quickly. Raise the meta-weights threshold (`metaAboveMb` / "
+                "`--meta-above`, 0 = never) to save a .pt2 with real weights."
+            )
+        }
     try:
         torch.export.save(program, target)
     except Exception as exc:  # noqa: BLE001 - reported to the user as is

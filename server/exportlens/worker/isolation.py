@@ -7,6 +7,7 @@ import os
 import resource
 import signal
 import sys
+import time
 
 PR_SET_PDEATHSIG = 1
 
@@ -49,3 +50,68 @@ def current_address_space() -> int:
             return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except OSError:
         return 0
+
+
+PR_SET_CHILD_SUBREAPER = 36
+SWEEP_EVERY = 0.5  # seconds between two looks for strays
+_last_sweep = 0.0
+
+
+def become_subreaper() -> None:
+    """Orphans of the jobs' processes are re-parented to us (not to init), so we can end them.
+
+    A job's child leads its own process group, which the worker kills with the job; a
+    process the job started in a new session (`setsid`, a daemon's double fork) leaves that
+    group, and without this would outlive the job under init.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def sweep_strays(running: set[int]) -> None:
+    """SIGKILL and reap our children that belong to no running job (at most every SWEEP_EVERY s).
+
+    `running`: pids of the jobs' children, each the leader of its job's process group.  A
+    child of ours that is none of them, in none of their groups and not in our own group was
+    left behind by a finished job and re-parented to us (become_subreaper); zombies among
+    them are reaped.
+    """
+    global _last_sweep
+    now = time.monotonic()
+    if now - _last_sweep < SWEEP_EVERY or not sys.platform.startswith("linux"):
+        return
+    _last_sweep = now
+    me, own_group = os.getpid(), os.getpgrp()
+    for pid, pgid in _children(me):
+        if pid in running or pgid in running or pgid == own_group:
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+def _children(parent: int) -> list[tuple[int, int]]:
+    """(pid, process group) of `parent`'s children, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        if int(fields[1]) == parent:
+            found.append((int(entry), int(fields[2])))
+    return found

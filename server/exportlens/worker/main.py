@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import protocol
-from .isolation import die_with_parent
+from .isolation import become_subreaper, die_with_parent, sweep_strays
 from .warmup import warm_up
 
 OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
@@ -139,6 +139,9 @@ class Worker:
             message["status"] = run.killed
         elif run.result:
             message.update(json.loads(bytes(run.result)))
+            entered = message.pop("entered", None)
+            if isinstance(entered, float) and isinstance(message.get("timings"), dict):
+                message["timings"]["fork"] = entered - run.started
         else:
             message["status"] = "crashed"
             message["exit"] = describe_status(status)
@@ -151,6 +154,7 @@ class Worker:
         while stdin_open or self.running or self.queue:
             if self.closing and not self.running:
                 break
+            sweep_strays({run.pid for run in self.running.values()})  # left behind by finished jobs
             self.start_next()
             fds = [0] if stdin_open else []
             for run in self.running.values():
@@ -239,8 +243,32 @@ def describe_status(status: int) -> dict[str, Any]:
     return {"code": os.WEXITSTATUS(status)}
 
 
+def prepare_for_forking() -> None:
+    """Make each fork cheap: children inherit what is imported and touch little memory."""
+    import gc
+
+    from . import allfailures, child, failure, inputs, loader, sizing, summary  # noqa: F401
+
+    gc.collect()
+    # Frozen objects are never scanned by the collector, so a child's garbage
+    # collections do not write to (and copy) every page of the inherited heap.
+    gc.freeze()
+
+
+def torch_origin() -> str | None:
+    """The file `import torch` loads in this interpreter (None: there is none)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None else None
+
+
 def main() -> None:
     die_with_parent()
+    become_subreaper()
     proto_fd = os.dup(1)
     os.dup2(2, 1)  # stray prints in this process go to stderr, never to the protocol
     started = time.monotonic()
@@ -249,8 +277,18 @@ def main() -> None:
         import torch
 
         warm_up()
+        prepare_for_forking()
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, not raised
-        worker.send({"event": "fatal", "message": f"{type(exc).__name__}: {exc}", "python": sys.executable})
+        torch_version = getattr(sys.modules.get("torch"), "__version__", None)  # for "too old"
+        worker.send(
+            {
+                "event": "fatal",
+                "message": f"{type(exc).__name__}: {exc}",
+                "python": sys.executable,
+                "torch": str(torch_version).split("+")[0] if torch_version else None,
+                "torch_origin": torch_origin(),  # for "shadowed by"
+            }
+        )
         return
     worker.send(
         {

@@ -1,0 +1,89 @@
+"""On an export call without `dynamic_shapes`: "make dim k of `x` dynamic".
+
+The first proof exports with an unbounded `Dim`; when torch refuses it with suggested fixes, the
+worker applies them (`refine_dynamic_shapes_from_suggested_fixes`) and exports again, and the
+fix offered is redone with the range torch proved (`with_range`), or says why the dim cannot be
+dynamic (the code fixes its size).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .dims import forward_params, is_bound, size_arg
+from .edits import ensure_import, span_edits
+from .model import Fix
+from .small import export_call
+
+
+def dynamic_fixes(source: str, limit: int = 4) -> list[Fix]:
+    """On export calls without `dynamic_shapes`: "make dim k of `x` dynamic" (the worker narrows the
+    range with torch's suggested fixes if the full range does not export; see `with_range`)."""
+    from ..discovery import discover
+
+    tree = ast.parse(source)
+    fixes: list[Fix] = []
+    for target in discover(source).targets:
+        call = export_call(source, target.name) if target.inputs.get("kind") == "export-call" else None
+        if call is None or any(k.arg == "dynamic_shapes" for k in call.keywords) or len(call.args) < 2:
+            continue
+        examples = call.args[1]
+        if not isinstance(examples, (ast.Tuple, ast.List)):
+            continue
+        params = forward_params(tree, target.class_name)
+        for index, example in enumerate(examples.elts[: len(params)]):
+            for dim in range(4):
+                size = size_arg(example, dim)
+                if (
+                    size is not None
+                    and isinstance(size.value, int)
+                    and size.value >= 2
+                    and len(fixes) < limit
+                ):
+                    fixes.append(
+                        _make_dynamic(source, tree, call, params[index], dim, None, None, target.name)
+                    )
+    return fixes
+
+
+def _make_dynamic(
+    source: str,
+    tree: ast.Module,
+    call: ast.Call,
+    name: str,
+    dim: int,
+    low: int | None,
+    high: int | None,
+    module: str,
+) -> Fix:
+    bounds = "".join(f", {k}={v}" for k, v in (("min", low), ("max", high)) if v)  # min 0: the default
+    declared = f'Dim("{name}_dim{dim}"{bounds})'
+    text = ast.get_source_segment(source, call) or ast.unparse(call)
+    head = text[:-1].rstrip()
+    new = f'{head}{" " if head.endswith(",") else ", "}dynamic_shapes={{"{name}": {{{dim}: {declared}}}}})'
+    edits = span_edits(source, [(call, new)])
+    if not is_bound(tree, "Dim"):
+        edits += ensure_import(source, "torch.export", "Dim")
+    fix = Fix(f"Make dim {dim} of `{name}` dynamic: `{declared}`", "make-dynamic", "dynamic", edits)
+    fix.verify = {"compare": "self", "refine": True}
+    fix.module, fix.line = module, call.lineno - 1
+    fix.data = {"call": [call.lineno, call.col_offset], "input": name, "dim": dim}
+    return fix
+
+
+def with_range(source: str, fix: Fix, refined: Any) -> Fix | str:
+    """The make-dynamic fix redone with the range torch proved (or why the dim cannot be dynamic)."""
+    spec = refined.get(fix.data["input"], {}) if isinstance(refined, dict) else {}
+    value = spec.get(str(fix.data["dim"])) if isinstance(spec, dict) else None
+    if isinstance(value, int):
+        return f"the code fixes this size to {value}: it cannot be dynamic"
+    if not isinstance(value, dict):
+        return "torch's suggested fixes did not keep this dim"
+    tree = ast.parse(source)
+    line, col = fix.data["call"]
+    call = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)
+    )
+    low, high = value.get("min"), value.get("max")
+    return _make_dynamic(source, tree, call, fix.data["input"], fix.data["dim"], low, high, str(fix.module))

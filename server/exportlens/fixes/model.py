@@ -1,0 +1,50 @@
+"""What a fix is: a title, one set of line edits, and how the worker should prove it."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .edits import Edit
+
+
+@dataclass
+class Fix:
+    title: str  # what it does; the proof's verdict is appended when known
+    code: str  # the diagnostic code it answers
+    kind: str  # cond | where | check | dims | eval | buffer | guard-print | remove | export-call | example
+    edits: list[Edit]
+    # How the worker proves it (worker/verify.py): {"compare": "original" | "self", "flip": bool}.
+    # None: nothing to prove (a refusal).
+    verify: dict[str, Any] | None = field(default_factory=lambda: {"compare": "self", "flip": False})
+    disabled: str | None = None  # why this fix cannot be offered (shown greyed out, never applied)
+    module: str | None = None
+    line: int | None = None  # 0-based line it is offered on when no finding anchors it
+    data: dict[str, Any] = field(default_factory=dict)  # kind-specific facts (make-dynamic: call, input, dim)
+
+    @property
+    def key(self) -> str:
+        digest = hashlib.sha256(f"{self.code}\0{self.kind}\0{self.title}".encode())
+        for e in self.edits:
+            digest.update(f"{e.first}:{e.end}:{e.text}".encode())
+        return digest.hexdigest()[:16]
+
+
+def refused(title: str, code: str, kind: str, why: str) -> Fix:
+    return Fix(title, code, kind, [], None, disabled=why)
+
+
+def enclosing(tree: ast.AST, line: int, kind: type[ast.AST]) -> list[ast.AST]:
+    """Nodes of `kind` whose lines include 1-based `line`, outermost first."""
+    hits = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, kind) and n.lineno <= line <= (n.end_lineno or n.lineno)  # type: ignore[attr-defined]
+    ]
+    return sorted(hits, key=lambda n: n.lineno)  # type: ignore[attr-defined]
+
+
+def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

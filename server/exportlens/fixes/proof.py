@@ -1,0 +1,97 @@
+"""Turn a fix into a worker job that proves it, and the worker's verdict into words.
+
+The job exports the buffer *with the fix applied* (in memory: nothing is written) and compares
+the exported program with eager mode (worker/verify.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..check import CheckOptions, make_job
+from ..discovery import discover
+from ..engine import Job, JobOutcome
+from .edits import apply
+from .model import Fix
+
+
+@dataclass
+class Proof:
+    exports: bool
+    matches: bool | None
+    branches_checked: int
+    reason: str
+    compared: str  # "original" | "self"
+    refined: Any = None  # dynamic_shapes as torch narrowed them (make-dynamic fixes)
+    checked: bool = True  # False: there was nothing to prove it with (`reason` says why)
+
+    @property
+    def proven(self) -> bool:
+        return self.exports and self.matches is not False
+
+    def suffix(self) -> str:
+        """What was proven, for the action's title."""
+        if not self.checked:
+            return f"(not checked: {self.reason})"
+        if not self.exports:
+            return f"(does not export: {self.reason})"
+        if self.matches is False:
+            return f"(exports, but {self.reason})"
+        if self.matches is None:
+            return f"(exports; {self.reason})" if self.reason else "(exports)"
+        if self.refined is not None:
+            return "(exports with the range torch derived; matches eager)"
+        if self.branches_checked == 2:
+            return "(exports; matches eager on both branches)"
+        if self.branches_checked == 1:
+            return "(exports; matches eager on the example; no input reached the other branch)"
+        return "(exports; matches eager)"
+
+
+def proof_job(
+    path: str, source: str, fix: Fix, module: str | None, strict: bool | None, options: CheckOptions
+) -> Job | None:
+    """The verify job for `fix` on `source`, or None when the patched file has nothing to export."""
+    if fix.verify is None or fix.disabled:
+        return None
+    new = apply(source, fix.edits)
+    found = discover(new, path)
+    target = next((t for t in found.targets if t.name == module), None)
+    if target is None and len(found.targets) == 1:
+        target = found.targets[0]
+    if target is None or target.inputs_kind == "none":
+        return None
+    job = make_job(path, new, found, target, strict, options)
+    job.purpose = f"verify:{fix.key}"  # proofs of different fixes never supersede each other
+    job.all_failures = False
+    spec: dict[str, Any] = dict(fix.verify)
+    if spec.get("compare") == "original":
+        old = discover(source, path)
+        before = next((t for t in old.targets if t.name == target.name), None)
+        if before is None or before.inputs_kind == "none":
+            spec["compare"] = "self"
+        else:
+            spec["original"] = {
+                "source": source,
+                "target": {"inputs": before.inputs},
+                "load_until": old.load_until,
+            }
+    job.verify = spec
+    return job
+
+
+def verdict(outcome: JobOutcome, fix: Fix) -> Proof:
+    raw = outcome.raw.get("verify")
+    compared = str((fix.verify or {}).get("compare", "self"))
+    if not isinstance(raw, dict):
+        reason = outcome.reason or (outcome.failure or {}).get("message", "") or outcome.status
+        return Proof(False, None, 0, f"the check {outcome.status}: {str(reason)[:200]}", compared)
+    return Proof(
+        bool(raw.get("exports")),
+        raw.get("matches"),
+        int(raw.get("branches_checked") or 0),
+        str(raw.get("reason") or ""),
+        compared,
+        raw.get("refined"),
+    )

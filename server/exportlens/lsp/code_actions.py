@@ -1,0 +1,293 @@
+"""Quick-fixes (textDocument/codeAction + codeAction/resolve), proven before they are preferred.
+
+- After diagnostics are published for a version, the fixes for them are computed (AST only, here)
+  and each is proven in the background: the worker exports the buffer with the fix applied and
+  compares with eager mode (fixes/proof.py, worker/verify.py).  One proof runs at a time, and a
+  proof for a version that is no longer current is dropped, so checks of new text are never kept
+  waiting behind more than one proof.
+- A code-action request is answered from what is ready: a proven fix says what was proven in its
+  title and is preferred; a fix whose proof is still running is offered with "(checking…)" and
+  is never preferred; one that failed its proof says why and is not preferred; a rewrite that
+  cannot be expressed is offered disabled with the reason.
+- The edit is computed in codeAction/resolve (or inline for clients without resolve support) as a
+  TextDocumentEdit on the document *version* it was computed for, so a client whose buffer moved
+  on refuses it; the server also refuses to offer or resolve for a version that is not current.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+
+from ..findings import Finding
+from ..fixes import Fix, fixes_for
+from ..fixes.dynamic import dynamic_fixes, with_range
+from ..fixes.proof import Proof, proof_job, verdict
+from ..textpos import utf16_len
+from .app import ExportLensServer
+
+log = logging.getLogger("exportlens.lsp")
+CHECKING = "(checking…)"
+
+
+@dataclass
+class Book:
+    """Per document: the fixes of its last published version and their proofs."""
+
+    version: int = -1
+    digest: str = ""
+    fixes: dict[str, tuple[Fix, Finding | None]] = field(default_factory=dict)
+    proofs: dict[str, Proof] = field(default_factory=dict)
+    queued: set[str] = field(default_factory=set)  # fixes whose proof is waiting or running
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def cancel(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        self.tasks, self.queued = [], set()
+
+
+class CodeActions:
+    def __init__(self, ls: ExportLensServer) -> None:
+        self.ls = ls
+        self.books: dict[str, Book] = {}
+        self.one_at_a_time = asyncio.Lock()
+
+    # -- after publish: compute fixes, prove them in the background -------------------
+    def published(self, uri: str, version: int | None, findings: list[Finding]) -> None:
+        book = self.books.setdefault(uri, Book())
+        if version is None:  # closed
+            book.cancel()
+            self.books.pop(uri, None)
+            return
+        source = self.ls.source(uri)
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        if digest != book.digest:  # new text: its proofs start over; the old ones are useless
+            book.cancel()
+            book.proofs.clear()
+        book.version, book.digest = version, digest
+        book.fixes = {}
+        try:
+            ast.parse(source)
+        except (SyntaxError, ValueError):
+            return  # no fixes while the file does not parse (its findings are an older text's)
+        for finding in findings:
+            for fix in _safe_fixes(source, finding):
+                book.fixes.setdefault(fix.key, (fix, finding))
+        for fix in _safe_dynamic(source):
+            book.fixes.setdefault(fix.key, (fix, None))
+            if fix.key in book.proofs:
+                self.settle(book, source, fix.key, book.proofs[fix.key])
+        # Fixes for findings are proven now; "make dynamic" (no finding) once someone asks for it.
+        self.prove(
+            uri, book, version, source, [k for k, (_, found) in book.fixes.items() if found is not None]
+        )
+
+    def prove(self, uri: str, book: Book, version: int, source: str, keys: list[str]) -> None:
+        """Queue proofs of these fixes (by key) unless proven or queued already."""
+        todo = [
+            k
+            for k in keys
+            if k not in book.proofs
+            and k not in book.queued
+            and not book.fixes[k][0].disabled
+            and book.fixes[k][0].verify
+        ]
+        if todo and self.ls.trusted:
+            book.queued |= set(todo)
+            book.tasks = [t for t in book.tasks if not t.done()]
+            book.tasks.append(
+                asyncio.create_task(self._prove(uri, book, version, source, todo), name=f"prove {uri}")
+            )
+
+    async def _prove(self, uri: str, book: Book, version: int, source: str, todo: list[str]) -> None:
+        for index, key in enumerate(todo):
+            async with self.one_at_a_time:
+                if self.ls.doc_version(uri) != version or uri not in self.ls.files or key not in book.fixes:
+                    book.queued -= set(todo[index:])  # a later publish of this text queues them again
+                    return  # the buffer moved on: proofs for it are useless
+                fix, finding = book.fixes[key]
+                strict = None if finding is None or finding.mode is None else finding.mode == "strict"
+                try:
+                    job = proof_job(
+                        self.ls.file(uri).path, source, fix, fix.module, strict, self.ls.check_options()
+                    )
+                    if job is None:
+                        why = "no example inputs for this module in this file to prove it with"
+                        self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
+                        continue
+                    self.settle(book, source, key, verdict(await self.ls.engine().run(job), fix))
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    log.exception("proving %r failed", fix.title)
+                    why = f"the proof failed: {type(exc).__name__}"
+                    self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
+
+    @staticmethod
+    def settle(book: Book, source: str, key: str, proof: Proof) -> None:
+        """Record a proof; a make-dynamic fix is redone with the range torch proved."""
+        book.proofs[key] = proof
+        fix, finding = book.fixes.get(key, (None, None))
+        if fix is None or fix.kind != "dynamic" or proof.refined is None:
+            return
+        redone = with_range(source, fix, proof.refined)
+        if isinstance(redone, str):
+            book.proofs[key] = Proof(False, None, 0, redone, "self")
+        else:
+            book.fixes[key] = (redone, finding)
+
+    # -- requests -------------------------------------------------------------------
+    def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        book = self.books.get(uri)
+        if book is None or book.version != self.ls.doc_version(uri):
+            return []  # diagnostics of an older text: their fixes would land on the wrong lines
+        wanted = {
+            (d.code, d.range.start.line) for d in params.context.diagnostics if d.source == "exportlens"
+        }
+        inline = not _resolves_edits(self.ls)
+        out = []
+        lazy: list[str] = []
+        for key, (fix, finding) in book.fixes.items():
+            if finding is None and fix.line is not None:
+                if not params.range.start.line <= fix.line <= params.range.end.line:
+                    continue
+                lazy.append(key)
+            elif finding is None or not _relevant(finding, params.range, wanted):
+                continue
+            action = types.CodeAction(
+                title=self.title(book, key, fix),
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[d for d in params.context.diagnostics if d.code == fix.code] or None,
+                is_preferred=self.preferred(book, key, fix),
+                disabled=types.CodeActionDisabled(reason=fix.disabled) if fix.disabled else None,
+                data={"uri": uri, "version": book.version, "key": key},
+            )
+            if inline and not fix.disabled:
+                action.edit = workspace_edit(uri, book.version, self.ls.source(uri), fix)
+            out.append(action)
+        self.prove(uri, book, book.version, self.ls.source(uri), lazy)
+        return out
+
+    def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        uri, version, key = data.get("uri"), data.get("version"), data.get("key")
+        book = self.books.get(str(uri))
+        entry = book.fixes.get(str(key)) if book else None
+        if (
+            book is None
+            or entry is None
+            or version != book.version
+            or version != self.ls.doc_version(str(uri))
+        ):
+            action.edit = None
+            action.disabled = types.CodeActionDisabled(
+                reason="the document changed since this fix was offered: ask for fixes again"
+            )
+            return action
+        fix = entry[0]
+        if not fix.disabled:
+            action.edit = workspace_edit(str(uri), book.version, self.ls.source(str(uri)), fix)
+        action.title, action.is_preferred = (
+            self.title(book, str(key), fix),
+            self.preferred(book, str(key), fix),
+        )
+        return action
+
+    def title(self, book: Book, key: str, fix: Fix) -> str:
+        if fix.disabled:
+            return f"{fix.title} (not offered: {fix.disabled})"
+        proof = book.proofs.get(key)
+        if fix.verify is None:
+            return fix.title
+        if not self.ls.trusted:
+            return f"{fix.title} (not checked: the workspace is untrusted)"
+        return f"{fix.title} {proof.suffix() if proof else CHECKING}"
+
+    @staticmethod
+    def preferred(book: Book, key: str, fix: Fix) -> bool:
+        proof = book.proofs.get(key)
+        return bool(proof and proof.proven and not fix.disabled)
+
+
+def _safe_fixes(source: str, finding: Finding) -> list[Fix]:
+    try:
+        return fixes_for(source, finding.code, finding.range.start.line, finding.fix, finding.module)
+    except Exception:
+        log.exception("computing fixes for %s failed", finding.code)
+        return []
+
+
+def _safe_dynamic(source: str) -> list[Fix]:
+    try:
+        return dynamic_fixes(source)
+    except Exception:
+        log.exception("computing make-dynamic fixes failed")
+        return []
+
+
+def _relevant(finding: Finding, where: types.Range, wanted: set[tuple[Any, int]]) -> bool:
+    if (finding.code, finding.range.start.line) in wanted:
+        return True
+    return finding.range.start.line <= where.end.line and where.start.line <= finding.range.end.line
+
+
+def _resolves_edits(ls: ExportLensServer) -> bool:
+    text = ls.client_capabilities.text_document
+    support = text.code_action.resolve_support if text and text.code_action else None
+    return bool(support and "edit" in support.properties)
+
+
+def workspace_edit(uri: str, version: int, source: str, fix: Fix) -> types.WorkspaceEdit:
+    """One TextDocumentEdit on `version`: the client refuses it if its buffer is newer."""
+    lines = source.splitlines(keepends=True)
+    edits = []
+    for e in fix.edits:
+        text = e.text
+        if e.end >= len(lines) and lines and not lines[-1].endswith("\n"):
+            end = types.Position(line=len(lines) - 1, character=utf16_len(lines[-1]))
+            text = text.removesuffix("\n")
+        else:
+            end = types.Position(line=e.end, character=0)
+        if e.first >= len(lines) and lines and not lines[-1].endswith("\n"):
+            start = end
+            text = "\n" + text
+        else:
+            start = types.Position(line=e.first, character=0)
+        edits.append(types.TextEdit(range=types.Range(start=start, end=end), new_text=text))
+    document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
+
+
+def register(server: ExportLensServer) -> None:
+    actions = CodeActions(server)
+    publish = server.publish
+
+    def publish_then_prove(
+        uri: str, version: int | None, findings: list[Finding], *rest: Any, **kw: Any
+    ) -> None:
+        publish(uri, version, findings, *rest, **kw)
+        try:
+            actions.published(uri, version, findings)
+        except Exception:
+            log.exception("scheduling fix proofs failed")
+
+    server.publish = publish_then_prove  # type: ignore[method-assign,assignment]
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True),
+    )
+    def code_action(ls: ExportLensServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return actions.actions(params)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def code_action_resolve(ls: ExportLensServer, params: types.CodeAction) -> types.CodeAction:
+        return actions.resolve(params)
