@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup run check-examples test lint typecheck unit bench clean
+.PHONY: setup sys-deps run check-examples test lint typecheck unit bench clean
 
 setup: $(STAMP)
 
@@ -27,7 +27,13 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy
 
-unit: setup
+# Neovim: the second real LSP client the reliability suite drives (tests/reliability/test_neovim.py).
+sys-deps:
+	@command -v nvim >/dev/null || { \
+	  if [ "$$(id -u)" != 0 ]; then echo "sys-deps: run as root: apt-get install -y neovim" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends neovim; }
+
+unit: setup sys-deps
 	$(PY) -m pytest -q tests
 
 test: lint typecheck unit ext-check
