@@ -154,9 +154,9 @@ def save_program(program: Any, target: str, attempt: Any) -> dict[str, Any]:
         size = attempt.weight_bytes / 2**20
         return {
             "save_error": (
-                f"not saved: this model's weights ({size:,.0f} MB) were never allocated; it was exported with "
-                "meta weights to check it quickly. Raise the meta-weights threshold (`metaAboveMb` / "
-                "`--meta-above`, 0 = never) to save a .pt2 with real weights."
+                f"not saved: this model's weights ({size:,.0f} MB) were never allocated; it was "
+                "exported with meta weights to check it quickly. Raise the meta-weights threshold "
+                "(`metaAboveMb` / `--meta-above`, 0 = never) to save a .pt2 with real weights."
             )
         }
     try:
