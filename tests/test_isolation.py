@@ -49,7 +49,9 @@ def descendants(root: int) -> list[tuple[int, str]]:
 
 async def assert_clean_check_still_works(engine: Engine, write) -> None:
     result = await check(engine, write("after.py", CLEAN))
-    assert [m.status for m in result.modules] == ["exported"]
+    assert [m.status for m in result.modules] == ["exported"], [
+        (d.code, d.message, result.modules[0].timings) for d in result.diagnostics
+    ]
 
 
 async def test_hanging_forward_times_out(write) -> None:

@@ -65,11 +65,14 @@ class WorkerProcess:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
+        # Set when the worker's stdout ends: it is dead even before asyncio has reaped it and
+        # set `returncode`, so no job may be sent to it (its answer would never come).
+        self._stdout_closed = False
         self.last_heard = time.monotonic()  # when the worker last sent anything (see Engine.run)
 
     @property
     def alive(self) -> bool:
-        return self._proc is not None and self._proc.returncode is None
+        return self._proc is not None and self._proc.returncode is None and not self._stdout_closed
 
     @property
     def pid(self) -> int | None:
@@ -123,6 +126,7 @@ class WorkerProcess:
             future = self._pending.pop(int(message.get("id", -1)), None)
             if future and not future.done():
                 future.set_result(message)
+        self._stdout_closed = True
         self._fail_pending("the export worker exited")
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
