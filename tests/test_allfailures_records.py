@@ -84,6 +84,37 @@ async def test_non_strict_reports_each_data_dependent_branch(engine: Engine, wri
     assert line.encode()[frame["col"] : frame["end_col"]] == b"k.shape[0] > 2"
 
 
+async def test_the_first_failure_arrives_before_the_search_for_the_others(engine: Engine, write) -> None:
+    path = write("early.py", THREE_FAILURES)
+    source = Path(path).read_text(encoding="utf-8")
+    found = discover(source, path)
+    (target,) = found.targets
+    job = make_job(path, source, found, target, False, CheckOptions(roots=[str(Path(path).parent)]))
+    early: list[JobOutcome] = []
+    outcome = await engine.run(job, early.append)
+    (first,) = early  # one early report, before the final outcome
+    assert first.status == "failed" and first.failure is not None
+    assert "more" not in first.failure  # the search had not run yet
+    assert culprit_lines(first.failure, path) == [line_of(path, "if h.sum() > 0") + 1]
+    assert first.timings["failure"] > 0 and "more_failures" not in first.timings
+    assert outcome.failure is not None and len(outcome.failure["more"]) == 2
+    assert outcome.timings["more_failures"] > 0
+    clean = await engine.run(
+        make_job(
+            path,
+            source.replace("h.sum() > 0", "False")
+            .replace("h.abs().max() > 100", "False")
+            .replace("k.shape[0] > 2", "False"),
+            found,
+            target,
+            False,
+            CheckOptions(roots=[str(Path(path).parent)]),
+        ),
+        early.append,
+    )
+    assert clean.status == "exported" and len(early) == 1  # nothing early for a clean export
+
+
 async def test_strict_reports_the_others_too(engine: Engine, write) -> None:
     path = write("multi_strict.py", THREE_FAILURES)
     outcome = await run(engine, path, strict=True)

@@ -9,6 +9,7 @@ import ast
 import asyncio
 import os
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -23,6 +24,8 @@ from .outcomes import outcome_findings
 from .textpos import SourceText
 
 MODES = ("non-strict", "strict", "both")
+# A module's first failure, before its others are searched for: (its result, its findings).
+EarlyReport = Callable[[ModuleResult, list[Finding]], None]
 
 
 @dataclass
@@ -50,8 +53,12 @@ async def check_file(
     source: str | None = None,
     options: CheckOptions | None = None,
     only: set[str] | None = None,
+    early: EarlyReport | None = None,
 ) -> FileResult:
-    """Check every module of `path` (its buffer text `source`, else the disk), or those in `only`."""
+    """Check every module of `path` (its buffer text `source`, else the disk), or those in `only`.
+
+    `early` hears of each failed module's first failure before its other failures are found
+    (only when one tracer runs: merging two tracers needs both outcomes)."""
     options = options or CheckOptions()
     path = str(Path(path).resolve())
     result = FileResult(path)
@@ -73,8 +80,32 @@ async def check_file(
         if target.inputs_kind != "none"
         for strict in tracers(options.mode)
     ]
+
+    def context(target: Target, outcome: JobOutcome) -> DiagnosisContext:
+        return DiagnosisContext(
+            path=path,
+            source=source,
+            module=target.name,
+            mode="strict" if outcome.strict else "non-strict",
+            anchor=anchor_range(text, target),
+            roots=options.roots,
+            inputs=target.inputs_kind,
+        )
+
+    def relay(target: Target) -> Callable[[JobOutcome], None] | None:
+        if early is None or len(tracers(options.mode)) > 1:
+            return None
+        report = early
+        return lambda outcome: report(
+            _module_result(target, outcome, outcome.status, options.mode),
+            outcome_diagnostics(outcome, context(target, outcome)),
+        )
+
     outcomes = await asyncio.gather(
-        *(engine.run(make_job(path, source, found, target, strict, options)) for target, strict in jobs)
+        *(
+            engine.run(make_job(path, source, found, target, strict, options), relay(target))
+            for target, strict in jobs
+        )
     )
     # A file with an export call says what the user exports: its other classes are parts.
     has_export_call = any(t.inputs_kind == "export-call" for t in found.targets)
@@ -87,16 +118,7 @@ async def check_file(
     by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
         result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
-        ctx = DiagnosisContext(
-            path=path,
-            source=source,
-            module=target.name,
-            mode="strict" if outcome.strict else "non-strict",
-            anchor=anchor_range(text, target),
-            roots=options.roots,
-            inputs=target.inputs_kind,
-        )
-        by_target.setdefault(target.name, []).append((outcome, ctx))
+        by_target.setdefault(target.name, []).append((outcome, context(target, outcome)))
     for runs in by_target.values():
         findings = [finding for outcome, ctx in runs for finding in outcome_diagnostics(outcome, ctx)]
         if len(runs) > 1:

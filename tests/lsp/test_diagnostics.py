@@ -57,3 +57,30 @@ async def test_close_clears_diagnostics(server: Session) -> None:
     server.close(uri)
     await server.until(lambda: any(p.uri == uri for p in server.record.published[mark:]))
     assert [list(p.diagnostics) for p in server.record.published[mark:] if p.uri == uri][-1] == []
+
+
+TWO_BRANCHES = """
+    import torch
+
+
+    class TwoBranches(torch.nn.Module):
+        def example_inputs(self):
+            return (torch.ones(3),)
+
+        def forward(self, x):
+            if (x > 0).any():
+                x = x + 1
+            if (x > 5).all():
+                x = x * 2
+            return x
+"""
+
+
+async def test_the_first_failure_is_published_before_the_others(server: Session) -> None:
+    mark = len(server.record.published)
+    diagnostics = await server.open("two_branches.py", TWO_BRANCHES)
+    uri = (server.root / "two_branches.py").resolve().as_uri()
+    first, second = line_of(TWO_BRANCHES, "if (x > 0).any()"), line_of(TWO_BRANCHES, "if (x > 5).all()")
+    assert sorted(d.range.start.line for d in diagnostics) == [first, second]
+    published = [p for p in server.record.published[mark:] if p.uri == uri and p.version == 1]
+    assert [[d.range.start.line for d in p.diagnostics] for p in published] == [[first], [first, second]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,8 +63,11 @@ class Engine:
         self._worker = worker
         return worker
 
-    async def run(self, job: Job) -> JobOutcome:
-        """Run one job; a newer job with the same key cancels this one."""
+    async def run(self, job: Job, on_partial: Callable[[JobOutcome], None] | None = None) -> JobOutcome:
+        """Run one job; a newer job with the same key cancels this one.
+
+        `on_partial` gets a failed job's first failure as soon as the worker has it, before the
+        search for its other failures (the returned outcome has them all)."""
         job_id = next(self._ids)
         older = self._latest.get(job.key)
         self._latest[job.key] = job_id
@@ -73,7 +77,8 @@ class Engine:
         job.timeout = job.timeout or self.options.timeout
         if job.memory_mb is None:
             job.memory_mb = self.options.memory_mb
-        future = worker.submit(job.to_wire(job_id))
+        relay = None if on_partial is None else _relay(on_partial)
+        future = worker.submit(job.to_wire(job_id), relay)
         try:
             message = await self._answer(worker, future, job.timeout + WEDGED_GRACE)
         except asyncio.TimeoutError:
@@ -106,6 +111,10 @@ class Engine:
         if self._worker is not None:
             await self._worker.close()
             self._worker = None
+
+
+def _relay(on_partial: Callable[[JobOutcome], None]) -> Callable[[dict[str, Any]], None]:
+    return lambda message: on_partial(JobOutcome.from_wire(message))
 
 
 __all__ = ["Engine", "EngineOptions", "WorkerError"]

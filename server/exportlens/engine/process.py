@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,7 @@ class WorkerProcess:
         self.info: dict[str, Any] = {}
         self._proc: asyncio.subprocess.Process | None = None
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._on_partial: dict[int, Callable[[dict[str, Any]], None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         # Set when the worker's stdout ends: it is dead even before asyncio has reaped it and
@@ -123,11 +125,23 @@ class WorkerProcess:
         while line := await stream.readline():
             self.last_heard = time.monotonic()
             message = json.loads(line)
+            if message.get("event") == "partial":
+                self._partial(message)
+                continue
+            self._on_partial.pop(int(message.get("id", -1)), None)
             future = self._pending.pop(int(message.get("id", -1)), None)
             if future and not future.done():
                 future.set_result(message)
         self._stdout_closed = True
         self._fail_pending("the export worker exited")
+
+    def _partial(self, message: dict[str, Any]) -> None:
+        callback = self._on_partial.get(int(message.get("id", -1)))
+        if callback is not None:
+            try:
+                callback(message)
+            except Exception:  # a listener's bug must not stop the results
+                log.exception("handling an early report failed")
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
@@ -136,6 +150,7 @@ class WorkerProcess:
             log.debug("%s", text)
 
     def _fail_pending(self, why: str) -> None:
+        self._on_partial.clear()
         pending, self._pending = self._pending, {}
         for future in pending.values():
             if not future.done():
@@ -146,13 +161,19 @@ class WorkerProcess:
             raise WorkerError("the worker is not running")
         self._proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
 
-    def submit(self, wire_job: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+    def submit(
+        self, wire_job: dict[str, Any], on_partial: Callable[[dict[str, Any]], None] | None = None
+    ) -> asyncio.Future[dict[str, Any]]:
+        """Send a job; `on_partial` gets its early reports (a failure's first finding)."""
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[int(wire_job["id"])] = future
+        if on_partial is not None:
+            self._on_partial[int(wire_job["id"])] = on_partial
         self.send({"op": "job", "job": wire_job})
         return future
 
     def cancel(self, job_id: int) -> None:
+        self._on_partial.pop(job_id, None)  # whoever cancels wants nothing more from it
         if self.alive:
             self.send({"op": "cancel", "id": job_id})
 

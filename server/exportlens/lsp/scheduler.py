@@ -5,6 +5,8 @@
 - didChange (runOn "type"): after `debounceMs`, the modules whose key changed
   (cache.py), those whose class the edit touched first, then the rest.
 - A newer version cancels the older one's task; the engine cancels its jobs.
+- A failed module's first failure is published as soon as the worker has it;
+  its other failures follow when the search for them ends.
 - Results are published with the version they were computed on, and dropped
   when the buffer has moved on.
 """
@@ -18,7 +20,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..check import CheckOptions, anchor_range, check_file, syntax_finding
+from ..check import CheckOptions, EarlyReport, anchor_range, check_file, syntax_finding
 from ..discovery import Target, discover
 from ..engine import Engine
 from ..engine.process import WorkerError
@@ -148,12 +150,22 @@ class Scheduler:
             if task is not None:
                 task.cancel()
 
+        def early(result: ModuleResult, findings: list[Finding]) -> None:
+            """A module's first failure: shown now, completed when its job ends."""
+            entry = state.entries.get(result.name)
+            if result.name not in local or (entry is not None and entry.version > version):
+                return
+            here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
+            here = [f for f in here if f.path == state.path]
+            state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version)
+            self.publish(state, version, keys)
+
         found: list[Checked] = []
         try:
             async with ExportProgress(self.ls, "exporting " + ", ".join(sorted(names)), user_cancel):
                 jobs = []
                 if local:
-                    jobs.append(self._local(engine, state.path, source, options, local))
+                    jobs.append(self._local(engine, state.path, source, options, local, early))
                 jobs += [
                     self._remote(engine, state.path, source, options, t, state.sites[t.name]) for t in remote
                 ]
@@ -184,9 +196,15 @@ class Scheduler:
         return True
 
     async def _local(
-        self, engine: Engine, path: str, source: str, options: CheckOptions, names: set[str]
+        self,
+        engine: Engine,
+        path: str,
+        source: str,
+        options: CheckOptions,
+        names: set[str],
+        early: EarlyReport,
     ) -> Checked:
-        result = await check_file(engine, path, source, options, only=names)
+        result = await check_file(engine, path, source, options, only=names, early=early)
         findings = [f for f in result.diagnostics if f.path == path]
         for f in findings:
             if f.module is None:
@@ -249,6 +267,11 @@ class Scheduler:
         if old:
             source = self.ls.source(state.uri)
             old = [f for f in old if inside(f.range, source)]
+        # A module's early first failure is often all it has: its final result changes nothing.
+        seen = repr((version, findings, old))
+        if seen == state.last_published:
+            return
+        state.last_published = seen
         self.ls.publish(state.uri, version, findings, stale=old)
 
 

@@ -35,3 +35,4 @@ class FileState:
     task: asyncio.Task[None] | None = None
     sites: dict[str, str] = field(default_factory=dict)  # module -> file with its export call
     changed_lines: set[int] = field(default_factory=set)  # since the last check started
+    last_published: str = ""  # what was last published (scheduler.py): an identical one is skipped

@@ -2,7 +2,9 @@
 
 Whatever the user's code does, the child reports a JSON result on its result
 pipe and leaves with `os._exit`, skipping atexit handlers and non-daemon
-threads the user may have started.
+threads the user may have started.  A failed export reports its first failure
+at once (a line marked "partial") before the slower search for the others, so
+the editor shows it without waiting; the last line on the pipe is the result.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import resource
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from . import protocol
@@ -21,7 +24,11 @@ def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoR
     entered = time.monotonic()  # the worker subtracts its fork time: the cost of forking
     try:
         isolate_child(output_fd, job.get("memory_mb"))
-        result = execute(job)
+
+        def report_early(partial: dict[str, Any]) -> None:
+            protocol.write_all(result_fd, protocol.encode({**partial, "partial": True}))
+
+        result = execute(job, report_early)
         result["entered"] = entered
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
         result = {
@@ -47,7 +54,10 @@ def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoR
         os._exit(0)
 
 
-def execute(job: dict[str, Any]) -> dict[str, Any]:
+def execute(
+    job: dict[str, Any], report_early: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Run the job; `report_early` gets the first failure before more are searched for."""
     import torch
 
     from .allfailures import more_failures
@@ -137,12 +147,15 @@ def execute(job: dict[str, Any]) -> dict[str, Any]:
             except BaseException as inner:  # noqa: BLE001 - locating is best effort
                 record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
             record["locate_seconds"] = time.perf_counter() - located
+        tick("failure")
         if rerun and job.get("all_failures", True):
+            if report_early is not None:
+                report_early({"status": "failed", "strict": strict, "failure": record, "timings": timings})
             try:
                 record["more"] = more_failures(exc, attempt, strict, path)
             except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
                 record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
-        tick("failure")
+            tick("more_failures")
         return {"status": "failed", "strict": strict, "failure": record, "timings": timings}
 
 

@@ -116,11 +116,22 @@ class Worker:
             return False
         if fd == run.result_fd:
             run.result += data
+            self.forward_partials(run)
         else:
             room = OUTPUT_KEEP - len(run.output)
             run.output += data[:room]
             run.output_dropped += max(0, len(data) - room)
         return True
+
+    def forward_partials(self, run: Running) -> None:
+        """Pass on the child's early reports (complete lines marked "partial") as they come."""
+        while (end := run.result.find(b"\n")) >= 0:
+            message = json.loads(bytes(run.result[:end]))
+            if not message.pop("partial", False):
+                return  # the final result: sent by `finish`
+            del run.result[: end + 1]
+            if not run.killed:
+                self.send({**message, "event": "partial", "id": run.job["id"]})
 
     def finish(self, run: Running) -> None:
         """Child's pipes are closed or it was killed: reap it and report."""
