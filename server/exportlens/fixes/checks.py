@@ -8,14 +8,16 @@ The assumption is stated in the title; the exported program then asserts it at r
 from __future__ import annotations
 
 import ast
+import copy
 from typing import Any
 
-from .edits import Edit, indent_of, names_in, unique_name
-from .model import Fix, enclosing
+from .edits import Edit, indent_of, unique_name
+from .model import Fix
+from .parsed import enclosing, names_of, tree_of
 
 
 def check_fixes(source: str, line: int, code: str, data: dict[str, Any]) -> list[Fix]:
-    tree = ast.parse(source)
+    tree = tree_of(source)
     hits = [
         n
         for n in enclosing(tree, line + 1, ast.If)
@@ -29,7 +31,7 @@ def check_fixes(source: str, line: int, code: str, data: dict[str, Any]) -> list
     if not header.lstrip().startswith("if "):
         return []  # an `elif`: the check would have to go inside the previous branch
     ind = indent_of(header)
-    test = node.test
+    test = copy.deepcopy(node.test)  # rewritten below; the shared tree stays as parsed
     prelude: list[str] = []
     items = [
         c
@@ -41,7 +43,7 @@ def check_fixes(source: str, line: int, code: str, data: dict[str, Any]) -> list
         segment = ast.get_source_segment(source, items[0])
         if segment is None or header.count(segment) != 1:
             return []
-        name = unique_name(names_in(tree), "value")
+        name = unique_name(set(names_of(source)), "value")
         prelude.append(f"{ind}{name} = {segment}\n")
         new_header = header.replace(segment, name, 1)
         test = _replace(test, items[0], ast.Name(name, ast.Load()))

@@ -13,13 +13,15 @@ operand are cloned (torch.cond refuses aliasing).  Anything else is refused with
 from __future__ import annotations
 
 import ast
+import copy
 import io
 import tokenize
 from dataclasses import dataclass
 
 from . import scan
-from .edits import Edit, indent_of, names_in, reindent, unique_name
-from .model import Fix, enclosing, parents, refused
+from .edits import Edit, indent_of, reindent, unique_name
+from .model import Fix, refused
+from .parsed import enclosing, names_of, parents_of, tree_of
 
 TITLE = "Rewrite as torch.cond"
 Func = ast.FunctionDef | ast.AsyncFunctionDef
@@ -39,7 +41,7 @@ class Site:
 
 def cond_fixes(source: str, line: int, code: str) -> list[Fix]:
     """Fixes for a data-dependent `if` whose condition is on 0-based `line`."""
-    tree = ast.parse(source)
+    tree = tree_of(source)
     hits = [
         n
         for n in enclosing(tree, line + 1, ast.If)
@@ -58,16 +60,16 @@ def cond_fixes(source: str, line: int, code: str) -> list[Fix]:
     funcs = [f for f in enclosing(tree, line + 1, ast.FunctionDef) if isinstance(f, ast.FunctionDef)]
     if not funcs:
         return []
-    site_or_why = _site(source, tree, funcs[-1], node)
+    site_or_why = _site(source, funcs[-1], node)
     if isinstance(site_or_why, str):
         return [refused(TITLE, code, "cond", site_or_why)]
-    fixes = [_cond(site_or_why, code, tree)]
+    fixes = [_cond(site_or_why, code, source)]
     where = _where(site_or_why, code)
     return fixes + ([where] if where else [])
 
 
-def _site(source: str, tree: ast.Module, func: Func, node: ast.If) -> Site | str:
-    up = parents(tree)
+def _site(source: str, func: Func, node: ast.If) -> Site | str:
+    up = parents_of(source)
     chain: list[ast.AST] = []
     cur: ast.AST | None = node
     while cur is not None and cur is not func:
@@ -97,7 +99,7 @@ def _site(source: str, tree: ast.Module, func: Func, node: ast.If) -> Site | str
     return Site(lines, func, node, end, body, orelse, False, in_loop)
 
 
-def _cond(site: Site, code: str, tree: ast.Module) -> Fix:
+def _cond(site: Site, code: str, source: str) -> Fix:
     func, node = site.func, site.node
     before = scan.defined_before(func, node.lineno) - {"self", "cls"}
     why = scan.side_effect(site.true_body, before) or scan.side_effect(site.false_body, before)
@@ -119,7 +121,7 @@ def _cond(site: Site, code: str, tree: ast.Module) -> Fix:
     read = scan.loads(site.true_body) + scan.loads(site.false_body) + outputs
     operands = [n for n in dict.fromkeys([*scan.params(func), *read]) if n in before and n in read]
     ind = indent_of(site.source_lines[node.lineno - 1])
-    taken = names_in(func) | names_in(tree)
+    taken = set(names_of(source))
     t_name, f_name = unique_name(taken, "true_fn"), unique_name(taken, "false_fn")
     sig = ", ".join(operands)
     text = [f"{ind}def {t_name}({sig}):\n"]
@@ -130,7 +132,7 @@ def _cond(site: Site, code: str, tree: ast.Module) -> Fix:
     call = f"torch.cond({_pred(node)}, {t_name}, {f_name}, {ops})"
     lhs = "return " if site.returns else f"{', '.join(outputs)} = "
     text.append(f"{ind}{lhs}{call}{_comment(site.source_lines[node.lineno - 1])}\n")
-    edits = [Edit(node.lineno - 1, site.end, "".join(text)), *_torch_import(tree)]
+    edits = [Edit(node.lineno - 1, site.end, "".join(text)), *_torch_import(tree_of(source))]
     return Fix(TITLE, code, "cond", edits, branch_spec(site))
 
 
@@ -186,9 +188,11 @@ def _copy(lines: list[str], body: list[ast.stmt], ind: str, aliases: set[str]) -
     own_line = lines[first][: body[0].col_offset].strip() == ""
     rets = [r for r in scan.walk_local(body) if isinstance(r, ast.Return) and _needs_clone(r.value, aliases)]
     if not own_line or any(lines[r.lineno - 1][: r.col_offset].strip() for r in rets):
-        # `if c: return a` on one line: rebuild the statements from the syntax tree.
-        for r in rets:
-            r.value = _clone(r.value)
+        # `if c: return a` on one line: rebuild the statements from (a copy of) the syntax tree.
+        body = copy.deepcopy(body)
+        for r in scan.walk_local(body):
+            if isinstance(r, ast.Return) and _needs_clone(r.value, aliases):
+                r.value = _clone(r.value)
         return [f"{ind}{ln}\n" for s in body for ln in ast.unparse(s).splitlines()]
     block = list(lines[first:last])
     for r in sorted(rets, key=lambda r: -r.lineno):
@@ -240,7 +244,7 @@ def _where(site: Site, code: str) -> Fix | None:
                 text = f"{ind}{name} = torch.where({pred}, {ast.unparse(c.value)}, {ast.unparse(other)})\n"
     if text is None:
         return None
-    tree = ast.parse("".join(site.source_lines))
+    tree = tree_of("".join(site.source_lines))
     edits = [Edit(node.lineno - 1, site.end, text), *_torch_import(tree)]
     return Fix("Rewrite as torch.where", code, "where", edits, branch_spec(site))
 

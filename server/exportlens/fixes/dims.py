@@ -17,6 +17,7 @@ from typing import Any
 
 from .edits import Edit, ensure_import, indent_of, span_edits
 from .model import Fix
+from .parsed import tree_of
 from .small import export_call
 
 FACTORIES = {"randn", "rand", "ones", "zeros", "empty", "full"}
@@ -26,7 +27,7 @@ def dim_fixes(source: str, line: int, code: str, data: dict[str, Any], module: s
     call = export_call(source, module)
     if call is None:
         return []
-    tree = ast.parse(source)
+    tree = tree_of(source)
     shapes = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), None)
     if code == "dim-example-too-small":
         return _bigger_example(source, tree, call, shapes, str(data.get("dim", "")), code, module)

@@ -14,6 +14,7 @@ from typing import Any
 from .dims import forward_params, is_bound, size_arg
 from .edits import ensure_import, span_edits
 from .model import Fix
+from .parsed import tree_of
 from .small import export_call
 
 
@@ -22,7 +23,7 @@ def dynamic_fixes(source: str, limit: int = 4) -> list[Fix]:
     range with torch's suggested fixes if the full range does not export; see `with_range`)."""
     from ..discovery import discover
 
-    tree = ast.parse(source)
+    tree = tree_of(source)
     fixes: list[Fix] = []
     for target in discover(source).targets:
         call = export_call(source, target.name) if target.inputs.get("kind") == "export-call" else None
@@ -80,7 +81,7 @@ def with_range(source: str, fix: Fix, refined: Any) -> Fix | str:
         return f"the code fixes this size to {value}: it cannot be dynamic"
     if not isinstance(value, dict):
         return "torch's suggested fixes did not keep this dim"
-    tree = ast.parse(source)
+    tree = tree_of(source)
     line, col = fix.data["call"]
     call = next(
         n for n in ast.walk(tree) if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)

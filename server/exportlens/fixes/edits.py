@@ -11,6 +11,8 @@ import ast
 import itertools
 from dataclasses import dataclass
 
+from .parsed import top_level_spans, tree_of
+
 
 @dataclass(frozen=True)
 class Edit:
@@ -37,18 +39,56 @@ def apply(source: str, edits: list[Edit]) -> str:
     for a, b in itertools.pairwise(ordered):
         if b.first < a.end:
             raise EditError("overlapping edits")
-    for edit in reversed(ordered):
+    for edit in ordered:
         if not 0 <= edit.first <= edit.end <= len(lines):
             raise EditError(f"edit outside the text: lines {edit.first}-{edit.end}")
-        lines[edit.first : edit.end] = edit.text.splitlines(keepends=True)
-    new = "".join(lines)
-    if not source.endswith("\n") and new.endswith("\n") and source:
-        new = new[:-1]
     try:
-        ast.parse(new)
+        for text in _edited_regions(source, lines, ordered):
+            ast.parse(text)
     except SyntaxError as exc:
-        raise EditError(f"the edited text does not parse: {exc.msg} (line {exc.lineno})") from exc
-    return new
+        raise EditError(f"the edited text does not parse: {exc.msg}") from exc
+    new = lines[:]
+    for edit in reversed(ordered):
+        new[edit.first : edit.end] = edit.text.splitlines(keepends=True)
+    text = "".join(new)
+    if not source.endswith("\n") and text.endswith("\n") and source:
+        text = text[:-1]
+    return text
+
+
+def _edited_regions(source: str, lines: list[str], ordered: list[Edit]) -> list[str]:
+    """The edited text of each run of top-level statements the edits touch.
+
+    Top-level statements parse independently, so checking the ones an edit touches and their
+    neighbours is checking the file, at the cost of a few statements instead of the whole
+    buffer: a publish checks every fix of every finding.
+    """
+    spans = top_level_spans(source)
+    if spans is None:
+        whole = lines[:]
+        for edit in reversed(ordered):
+            whole[edit.first : edit.end] = edit.text.splitlines(keepends=True)
+        return ["".join(whole)]
+    regions: list[list[int]] = []  # [first line, end line) in the original text, in order
+    for edit in ordered:
+        # The statements the edited lines overlap or touch, and one more on each side: an indented
+        # line continues the statement before, a decorator line the one after.
+        touched = [i for i, (start, end) in enumerate(spans) if start <= edit.end and end >= edit.first]
+        lo, hi = edit.first, edit.end
+        if touched:
+            first, last = max(touched[0] - 1, 0), min(touched[-1] + 1, len(spans) - 1)
+            lo, hi = min(lo, spans[first][0]), max(hi, spans[last][1])
+        if regions and lo <= regions[-1][1]:
+            regions[-1] = [min(regions[-1][0], lo), max(regions[-1][1], hi)]
+        else:
+            regions.append([lo, hi])
+    texts = []
+    for lo, hi in regions:
+        part = lines[lo:hi]
+        for edit in reversed([e for e in ordered if lo <= e.first and e.end <= hi]):
+            part[edit.first - lo : edit.end - lo] = edit.text.splitlines(keepends=True)
+        texts.append("".join(part))
+    return texts
 
 
 def indent_of(line: str) -> str:
@@ -82,15 +122,9 @@ def unique_name(taken: set[str], base: str) -> str:
     return name
 
 
-def names_in(tree: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
-        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))
-    }
-
-
 def ensure_import(source: str, module: str, name: str) -> list[Edit]:
     """An edit adding `from module import name` after the last top-level import, unless present."""
-    tree = ast.parse(source)
+    tree = tree_of(source)
     last = 0
     for stmt in tree.body:
         if isinstance(stmt, ast.ImportFrom) and stmt.module == module:

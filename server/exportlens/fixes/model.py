@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,17 +33,3 @@ class Fix:
 
 def refused(title: str, code: str, kind: str, why: str) -> Fix:
     return Fix(title, code, kind, [], None, disabled=why)
-
-
-def enclosing(tree: ast.AST, line: int, kind: type[ast.AST]) -> list[ast.AST]:
-    """Nodes of `kind` whose lines include 1-based `line`, outermost first."""
-    hits = [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, kind) and n.lineno <= line <= (n.end_lineno or n.lineno)  # type: ignore[attr-defined]
-    ]
-    return sorted(hits, key=lambda n: n.lineno)  # type: ignore[attr-defined]
-
-
-def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

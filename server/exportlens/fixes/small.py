@@ -9,6 +9,7 @@ from typing import Any
 from ..discovery import discover
 from .edits import Edit, indent_of, node_lines, reindent, span_edits
 from .model import Fix, refused
+from .parsed import tree_of
 
 _STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 
@@ -32,7 +33,7 @@ def export_call(source: str, module: str | None) -> ast.Call | None:
     if target is None or target.inputs.get("kind") != "export-call":
         return None
     line, col = target.inputs["call"]
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree_of(source)):
         if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == (line, col):
             return node
     return None
@@ -53,7 +54,7 @@ def _eval(source: str, code: str, module: str | None) -> list[Fix]:
 
 def _statement(source: str, line: int) -> tuple[ast.stmt, list[ast.stmt]] | None:
     """The simple statement starting on 0-based `line` and the body list holding it."""
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree_of(source)):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if isinstance(body, list):
@@ -93,7 +94,7 @@ def _side_effect(source: str, line: int, code: str, data: dict[str, Any]) -> lis
 def _buffer(source: str, line: int, code: str, name: str, module: str | None) -> list[Fix]:
     """Register the attribute as a (non-persistent) buffer in `__init__`; forward keeps assigning it."""
     title = f'Register `self.{name}` as a buffer (`self.register_buffer("{name}", None, persistent=False)`)'
-    tree = ast.parse(source)
+    tree = tree_of(source)
     classes = [
         c
         for c in ast.walk(tree)
@@ -120,7 +121,7 @@ def _buffer(source: str, line: int, code: str, name: str, module: str | None) ->
 
 def _export_call(source: str, code: str, module: str) -> list[Fix]:
     """A `__main__` block exporting the module with one `torch.randn(2, 8)` per forward argument."""
-    tree = ast.parse(source)
+    tree = tree_of(source)
     cls = next((c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == module), None)
     forward = next(
         (s for s in (cls.body if cls else []) if isinstance(s, ast.FunctionDef) and s.name == "forward"), None
