@@ -45,6 +45,8 @@ class SourceText:
             return self.line_range(line0)
         start = utf8_to_utf16(self.line(line0), byte_col)
         if end_line0 is None or end_byte_col is None:
-            return Range.of(line0, start, line0, utf16_len(self.line(line0).rstrip()))
+            return Range.of(line0, start, line0, max(start, utf16_len(self.line(line0).rstrip())))
         end = utf8_to_utf16(self.line(end_line0), end_byte_col)
+        if (end_line0, end) < (line0, start):  # a position past the text: never end before start
+            end_line0, end = line0, start
         return Range.of(line0, start, end_line0, end)
