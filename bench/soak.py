@@ -37,6 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.lsp.conftest import Session, start, stop  # noqa: E402
+from tests.procs import alive, cmdline, descendants  # noqa: E402
 
 HEAD = ["import torch", "", ""]
 SOAK = [
@@ -146,42 +147,6 @@ def change(
     return types.TextDocumentContentChangePartial(range=where, text=text)
 
 
-def alive(pid: int) -> bool:
-    """Running (a zombie is not: whoever adopted it may never reap it)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
-
-
-def cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
-    except OSError:
-        return "?"
-
-
-def children(pid: int) -> list[tuple[int, str]]:
-    """(pid, state) of every descendant of `pid`."""
-    rows = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2 :].split()
-            rows.append((int(entry.name), int(fields[1]), fields[0]))
-    found: list[tuple[int, str]] = []
-    frontier = {pid}
-    while frontier:
-        kids = [(p, s) for p, parent, s in rows if parent in frontier]
-        found += kids
-        frontier = {p for p, _ in kids}
-    return found
-
-
 async def soak(edits: int, seed: int, root: Path, sync_every: int = 10) -> dict[str, Any]:
     rng = random.Random(seed)
     session: Session = await start(root, {"debounceMs": 20, "timeoutSeconds": 60})
@@ -242,9 +207,9 @@ async def soak(edits: int, seed: int, root: Path, sync_every: int = 10) -> dict[
         # the worker finishes reaping superseded jobs' children: wait (bounded), no sleep-then-assert
         pid, worker = final["pid"], final["workerPid"]
         deadline = time.monotonic() + 60
-        while [p for p, _ in children(pid) if p != worker] and time.monotonic() < deadline:
+        while [p for p, _ in descendants(pid) if p != worker] and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        left = [(p, s, cmdline(p)) for p, s in children(pid) if p != worker]
+        left = [(p, s, cmdline(p)) for p, s in descendants(pid) if p != worker]
         figures.update(
             seconds=round(time.monotonic() - started, 1),
             publishes=sum(1 for p in record.published if p.uri == uri),
@@ -261,7 +226,11 @@ async def soak(edits: int, seed: int, root: Path, sync_every: int = 10) -> dict[
             final_lines=len(doc.text().splitlines()),
         )
     finally:
-        pids = [p for p, _ in children(session.client._server.pid)] if session.client._server else []  # type: ignore[attr-defined]
+        pids = (
+            [p for p, _ in descendants(session.client._server.pid, spares=True)]
+            if session.client._server
+            else []
+        )  # type: ignore[attr-defined]
         server_pid = session.client._server.pid if session.client._server else None  # type: ignore[attr-defined]
         await stop(session)
     deadline = time.monotonic() + 60

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from pathlib import Path
 
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
 
 from .conftest import check, line_of, only
+from .procs import alive, descendants, leftovers
 
 CLEAN = """
 import torch
@@ -21,30 +23,6 @@ class Clean(torch.nn.Module):
     def example_inputs(self):
         return (torch.ones(3),)
 """
-
-
-def processes() -> list[tuple[int, int, str]]:
-    """(pid, ppid, state) of every process."""
-    rows = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2 :].split()
-            rows.append((int(entry.name), int(fields[1]), fields[0]))
-    return rows
-
-
-def descendants(root: int) -> list[tuple[int, str]]:
-    rows = processes()
-    found, frontier = [], {root}
-    while frontier:
-        children = [(pid, state) for pid, ppid, state in rows if ppid in frontier]
-        found += children
-        frontier = {pid for pid, _ in children}
-    return found
 
 
 async def assert_clean_check_still_works(engine: Engine, write) -> None:
@@ -80,7 +58,7 @@ async def test_hanging_forward_times_out(write) -> None:
         assert [m.status for m in result.modules] == ["timeout"]
         await assert_clean_check_still_works(engine, write)
         worker = await engine.worker()
-        assert worker.pid is not None and descendants(worker.pid) == []
+        assert worker.pid is not None and await leftovers(worker.pid) == []
     finally:
         await engine.close()
 
@@ -110,7 +88,7 @@ async def test_segfault_becomes_a_finding(engine: Engine, write) -> None:
     await assert_clean_check_still_works(engine, write)
     worker = await engine.worker()
     assert worker.pid is not None
-    assert [state for _, state in descendants(worker.pid)] == []  # no zombies
+    assert [state for _, state in await leftovers(worker.pid)] == []  # no zombies
 
 
 async def test_os_exit_and_sys_exit(engine: Engine, write) -> None:
@@ -301,5 +279,55 @@ async def test_spawn_fallback_where_fork_is_unavailable(write, monkeypatch) -> N
     try:
         result = await check(engine, write("spawned.py", CLEAN))
         assert [m.status for m in result.modules] == ["exported"]
+    finally:
+        await engine.close()
+
+
+async def waiting_spare(worker_pid: int) -> int:
+    """The pid of the worker's spare once it is warm and blocked waiting for a job."""
+
+    async def poll() -> int:
+        while True:
+            spares = [p for p, s in descendants(worker_pid, spares=True) if s == "S"]
+            if spares and descendants(worker_pid) == []:
+                (pid,) = spares
+                return pid
+            await asyncio.sleep(0.05)
+
+    return await asyncio.wait_for(poll(), 60)
+
+
+async def test_a_warm_spare_runs_the_next_job_and_is_replaced(engine: Engine, write) -> None:
+    path = write("spared.py", CLEAN)
+    assert [m.status for m in (await check(engine, path)).modules] == ["exported"]
+    worker = await engine.worker()
+    assert worker.pid is not None
+    spare = await waiting_spare(worker.pid)
+    result = await check(engine, path)
+    assert [m.status for m in result.modules] == ["exported"]
+    assert await leftovers(worker.pid) == [] and not alive(spare)  # it ran the job and is gone
+    assert await waiting_spare(worker.pid) != spare  # a fresh one for the next job
+
+
+async def test_a_spare_killed_while_waiting_is_not_used(engine: Engine, write) -> None:
+    path = write("spare_killed.py", CLEAN)
+    await check(engine, path)
+    worker = await engine.worker()
+    assert worker.pid is not None
+    os.kill(await waiting_spare(worker.pid), signal.SIGKILL)
+    result = await check(engine, path)
+    assert [m.status for m in result.modules] == ["exported"]
+    assert await leftovers(worker.pid) == []
+
+
+async def test_no_spare_when_switched_off(write, monkeypatch) -> None:
+    monkeypatch.setenv("EXPORTLENS_SPARE", "0")
+    engine = Engine(EngineOptions(timeout=60.0))
+    try:
+        assert [m.status for m in (await check(engine, write("unspared.py", CLEAN))).modules] == ["exported"]
+        worker = await engine.worker()
+        assert worker.pid is not None
+        await asyncio.sleep(1.0)  # a spare would have been forked at once
+        assert await leftovers(worker.pid) == [] and descendants(worker.pid, spares=True) == []
     finally:
         await engine.close()

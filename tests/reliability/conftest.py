@@ -19,6 +19,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
 from ..lsp.conftest import SERVER_DIR, WAIT, Session, make_client
+from ..procs import alive, descendants
 
 CLEAN = """
     import torch
@@ -56,7 +57,7 @@ async def start_server(
 async def stop_server(session: Session) -> None:
     """Shut down politely; then the server and everything it started must be gone."""
     pid = server_pid(session)
-    tree = [p for p, _ in descendants(pid)] if pid else []
+    tree = [p for p, _ in descendants(pid, spares=True)] if pid else []
     await session.client.shutdown_session()
     await session.client.stop()
     if pid:
@@ -66,40 +67,6 @@ async def stop_server(session: Session) -> None:
 def server_pid(session: Session) -> int | None:
     proc = getattr(session.client, "_server", None)
     return proc.pid if proc is not None else None
-
-
-# -- processes ---------------------------------------------------------------
-def processes() -> list[tuple[int, int, str]]:
-    """(pid, ppid, state) of every process."""
-    rows = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2 :].split()
-            rows.append((int(entry.name), int(fields[1]), fields[0]))
-    return rows
-
-
-def descendants(root: int) -> list[tuple[int, str]]:
-    rows = processes()
-    found: list[tuple[int, str]] = []
-    frontier = {root}
-    while frontier:
-        children = [(pid, state) for pid, ppid, state in rows if ppid in frontier]
-        found += children
-        frontier = {pid for pid, _ in children}
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return state[state.rindex(")") + 2] != "Z"
 
 
 async def wait_gone(pids: list[int]) -> None:

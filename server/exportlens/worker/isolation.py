@@ -23,6 +23,21 @@ def die_with_parent() -> None:
         pass
 
 
+PR_SET_NAME = 15
+
+
+def set_process_name(name: str) -> str:
+    """Set this process's name (/proc/self/comm); returns the old one."""
+    try:
+        with open("/proc/self/comm") as comm:
+            old = comm.read().strip()
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0)
+    except (OSError, AttributeError):
+        return name
+    return old
+
+
 def isolate_child(output_fd: int, memory_mb: int | None) -> None:
     """Own process group, no stdin, fds 1 and 2 captured, address space capped."""
     try:

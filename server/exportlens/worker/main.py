@@ -3,8 +3,11 @@
 It never runs user code itself, so it stays healthy whatever a job does.  One
 single-threaded select loop reads jobs from stdin, drains each child's output
 and result pipes, enforces timeouts and reaps children: no threads, so forking
-is safe.  Protocol messages go to a private duplicate of fd 1; fd 1 itself is
-pointed at stderr so nothing else can corrupt the stream.
+is safe.  When idle it keeps one warm spare child for the next job (spare.py).
+A child's early reports are passed on as they come; its final answer is sent
+as soon as it is complete, and the child is killed and reaped after, never
+waited for.  Protocol messages go to a private duplicate of fd 1; fd 1 itself
+is pointed at stderr so nothing else can corrupt the stream.
 """
 
 from __future__ import annotations
@@ -12,15 +15,16 @@ from __future__ import annotations
 import json
 import os
 import select
-import signal
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import protocol
+from .children import can_fork, describe_status, kill_group, spawn_child
 from .isolation import become_subreaper, die_with_parent, sweep_strays
-from .warmup import warm_up
+from .spare import Spares
+from .warmup import prepare_for_forking, warm_up
 
 OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
 
@@ -40,6 +44,10 @@ class Running:
     exit_status: int | None = None  # set once reaped
     open_fds: set[int] = field(default_factory=set)
 
+    def answered(self) -> bool:
+        """The child's final result line is complete (early reports are consumed as they come)."""
+        return self.result.endswith(b"\n")
+
 
 class Worker:
     def __init__(self, proto_fd: int, max_parallel: int) -> None:
@@ -49,6 +57,10 @@ class Worker:
         self.running: dict[int, Running] = {}  # by job id
         self.stdin = protocol.LineReader()
         self.closing = False
+        self.reaping: set[int] = set()  # children that answered or were dropped, not yet reaped
+        # A child forked and warmed ahead of the next job (spare.py): fork start only.
+        enabled = can_fork() and os.environ.get("EXPORTLENS_SPARE", "1") != "0"
+        self.spares = Spares(proto_fd, enabled, self.reaping)
 
     # -- messages -----------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
@@ -79,12 +91,31 @@ class Worker:
     def start_next(self) -> None:
         while self.queue and len(self.running) < self.max_parallel:
             job = self.queue.pop(0)
-            self.running[job["id"]] = self.fork(job)
+            self.running[job["id"]] = self.take_spare(job) or self.fork(job)
+
+    def take_spare(self, job: dict[str, Any]) -> Running | None:
+        now = time.monotonic()
+        taken = self.spares.take(job)
+        if taken is None:
+            return None
+        pid, result_fd, output_fd = taken
+        run = Running(job, pid, result_fd, output_fd, now, now + float(job.get("timeout", 30)))
+        run.open_fds = {result_fd, output_fd}
+        return run
+
+    def reap(self) -> None:
+        for pid in list(self.reaping):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            except ChildProcessError:
+                pass
+            self.reaping.discard(pid)
 
     def fork(self, job: dict[str, Any]) -> Running:
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
-        if hasattr(os, "fork") and os.environ.get("EXPORTLENS_START") != "spawn":
+        if can_fork():
             from .child import run_job_in_child
 
             sys.stdout.flush()
@@ -134,21 +165,30 @@ class Worker:
                 self.send({**message, "event": "partial", "id": run.job["id"]})
 
     def finish(self, run: Running) -> None:
-        """Child's pipes are closed or it was killed: reap it and report."""
-        kill_group(run.pid, include_leader=run.exit_status is None)  # grandchildren it left behind
+        """The child answered, exited or was killed: report, and end what it leaves behind."""
+        # An answer is the child's last write: what it printed is already in the pipe.
+        linger = 0.0 if run.answered() else 0.05
         for fd in (run.result_fd, run.output_fd):
-            while fd in run.open_fds and select.select([fd], [], [], 0.05)[0]:
+            while fd in run.open_fds and select.select([fd], [], [], linger)[0]:
                 if not self.drain(run, fd):
                     break
             os.close(fd)
-        status = run.exit_status if run.exit_status is not None else os.waitpid(run.pid, 0)[1]
+        answered = run.answered()  # what was still in the pipe may have completed it
+        kill_group(run.pid, include_leader=run.exit_status is None)  # and grandchildren it left behind
+        status = 0
+        if run.exit_status is not None:
+            status = run.exit_status
+        elif answered or run.killed:
+            self.reaping.add(run.pid)  # reaped later: its exit status says nothing more
+        else:
+            status = os.waitpid(run.pid, 0)[1]
         seconds = time.monotonic() - run.started
         message: dict[str, Any] = {"event": "result", "id": run.job["id"], "seconds": seconds}
         message["output"] = run.output.decode("utf-8", errors="replace")
         message["output_dropped"] = run.output_dropped
         if run.killed:
             message["status"] = run.killed
-        elif run.result:
+        elif answered:
             message.update(json.loads(bytes(run.result)))
             entered = message.pop("entered", None)
             if isinstance(entered, float) and isinstance(message.get("timings"), dict):
@@ -165,14 +205,18 @@ class Worker:
         while stdin_open or self.running or self.queue:
             if self.closing and not self.running:
                 break
-            sweep_strays({run.pid for run in self.running.values()})  # left behind by finished jobs
+            sweep_strays({run.pid for run in self.running.values()} | self.spares.pids())
+            self.reap()
             self.start_next()
-            fds = [0] if stdin_open else []
+            self.spares.keep(idle=not self.running and not self.queue and not self.closing)
+            fds = ([0] if stdin_open else []) + self.spares.fds()
             for run in self.running.values():
                 fds += list(run.open_fds)
             now = time.monotonic()
-            wait = min([r.deadline - now for r in self.running.values()] + [1.0])
+            soon = [0.05] if self.reaping else []  # killed children: reap them promptly
+            wait = min([r.deadline - now for r in self.running.values()] + [1.0] + soon)
             ready = select.select(fds, [], [], max(wait, 0.0))[0]
+            self.spares.on_ready(ready)
             if 0 in ready:
                 try:
                     data = os.read(0, 1 << 16)
@@ -194,31 +238,12 @@ class Worker:
                     run.killed = "timeout"
                     kill_group(run.pid)
                 # A child's grandchildren may hold its pipes open: once it has
-                # exited or we killed it, stop waiting for end of file.
-                if not run.open_fds or child_exited(run):
+                # answered, exited or been killed, stop waiting for end of file.
+                if run.answered() or not run.open_fds or child_exited(run):
                     del self.running[run.job["id"]]
                     self.finish(run)
 
-
-def spawn_child(job: dict[str, Any], result_w: int, output_w: int) -> int:
-    """The fallback where fork is unavailable: a fresh interpreter runs the job."""
-    import subprocess
-
-    from .boot import BOOT
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", BOOT, os.path.join(here, "__init__.py"), here, "spawned", str(result_w)],
-        stdin=subprocess.PIPE,
-        stdout=output_w,
-        stderr=output_w,
-        pass_fds=(result_w,),
-        start_new_session=True,
-    )
-    assert proc.stdin is not None
-    proc.stdin.write(protocol.encode(job))
-    proc.stdin.close()
-    return proc.pid
+        self.spares.drop()
 
 
 def child_exited(run: Running) -> bool:
@@ -229,41 +254,6 @@ def child_exited(run: Running) -> bool:
         return False
     run.exit_status = status
     return True
-
-
-def kill_group(pid: int, include_leader: bool = True) -> None:
-    """SIGKILL the job's process group; the child leads it (setsid).
-
-    `include_leader` is False once the child is reaped: its pid may be reused.
-    """
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if include_leader:
-        try:
-            os.kill(pid, signal.SIGKILL)  # in case it had not reached setsid yet
-        except (ProcessLookupError, PermissionError):
-            pass
-
-
-def describe_status(status: int) -> dict[str, Any]:
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        return {"signal": signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)}
-    return {"code": os.WEXITSTATUS(status)}
-
-
-def prepare_for_forking() -> None:
-    """Make each fork cheap: children inherit what is imported and touch little memory."""
-    import gc
-
-    from . import allfailures, child, failure, inputs, loader, sizing, summary  # noqa: F401
-
-    gc.collect()
-    # Frozen objects are never scanned by the collector, so a child's garbage
-    # collections do not write to (and copy) every page of the inherited heap.
-    gc.freeze()
 
 
 def torch_origin() -> str | None:
