@@ -38,10 +38,10 @@ unit: setup sys-deps
 
 test: lint typecheck unit ext-check
 
+# Every figure of the performance issue, one measurement at a time (~10 min on an idle 2-core
+# machine): prints the table and writes bench/results/latest.md and latest.json.
 bench: setup
-	$(PY) bench/run.py
-	$(PY) bench/allfailures_cost.py
-	$(PY) bench/lsp_latency.py
+	$(PY) bench/all.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,113 +1,73 @@
 """Edit → published diagnostics latency through the real language server, next to a warm
 in-process `torch.export`; hover latency from the cache; the server's RSS.
 
-    PYTHONPATH=server python bench/lsp_latency.py [--edits 20] [--hovers 300]
+    PYTHONPATH=server python bench/lsp_latency.py [--edits 20] [--hovers 300] [--layers 4]
 
-debounceMs is 0, so the figure is the server's own overhead plus the worker's export.
+The models are run.py's (bench/models.py).  debounceMs is 0, so the figure is the server's
+own overhead plus the worker's export.  Each model is edited twice over: with a 1 s pause
+after each check (the user looks at the result; the worker is idle and keeps a warm spare
+child) and back to back (the next edit the moment the last check ends: no idle time at all).  The
+same files are also checked through the engine directly (the server's floor) and exported
+in the floor process (`measure.py floor`), one measurement at a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import sys
 import tempfile
-import textwrap
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # exportlens, from a checkout
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.lsp: the pytest-lsp session helpers
 
 from lsprotocol import types
 from tests.lsp.conftest import Session, start, stop
 
-MODELS = {
-    "MLP": """
-        import torch
+from exportlens.engine import Engine, EngineOptions
+from measure import FloorTarget, floor_times, median, percentile
+from models import ModelSpec, mlp, transformer
+from run import engine_job
+
+PAUSES = (1.0, 0.0)  # seconds between one check's end and the next edit: a look, then none
 
 
-        class MLP(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.fc1 = torch.nn.Linear(64, 128)
-                self.fc2 = torch.nn.Linear(128, 10)
-
-            def example_inputs(self):
-                return (torch.randn(8, 64),)
-
-            def forward(self, x):
-                h = torch.relu(self.fc1(x))
-                return self.fc2(h) * 1.0
-    """,
-    "transformer": """
-        import torch
+def models(layers: int) -> list[ModelSpec]:
+    """run.py's models, non-strict, as files exporting themselves under `__main__`."""
+    return [mlp(), transformer(layers)]
 
 
-        class Tiny(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.embed = torch.nn.Embedding(100, 32)
-                self.layer = torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True)
-                self.head = torch.nn.Linear(32, 100)
-
-            def example_inputs(self):
-                return (torch.randint(0, 100, (2, 8)),)
-
-            def forward(self, tokens):
-                h = self.layer(self.embed(tokens))
-                return self.head(h) * 1.0
-    """,
-}
+@dataclass
+class ModelLatency:
+    model: str
+    label: str
+    pause_s: float  # between the end of one check and the next edit
+    edit_p50_ms: float  # didChange sent → its diagnostics published
+    edit_p95_ms: float
+    engine_ms: float  # median check_file through the engine directly: the server's floor
+    floor_ms: float  # median warm in-process export (measure.py floor)
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+@dataclass
+class LspReport:
+    edits: int
+    torch: str
+    python: str
+    server_rss_mb: float
+    torch_in_server: bool
+    rows: list[ModelLatency] = field(default_factory=list)
+    hover_ms: list[float] = field(default_factory=list)
 
+    @property
+    def hover_p50_ms(self) -> float:
+        return percentile(self.hover_ms, 50)
 
-def in_process_ms(source: str, runs: int) -> float:
-    """Median warm `torch.export.export` of the same module in this process."""
-    import torch  # the bench process, not the server
-
-    namespace: dict[str, Any] = {}
-    exec(compile(textwrap.dedent(source), "<bench>", "exec"), namespace)
-    cls = next(
-        v
-        for v in namespace.values()
-        if isinstance(v, type) and issubclass(v, torch.nn.Module) and v is not torch.nn.Module
-    )
-    module = cls()
-    inputs = module.example_inputs()
-    torch.export.export(module, inputs)  # warm-up
-    times = []
-    for _ in range(runs):
-        start_time = time.perf_counter()
-        torch.export.export(module, inputs)
-        times.append((time.perf_counter() - start_time) * 1000)
-    return statistics.median(times)
-
-
-async def engine_ms(tmp: Path, name: str, source: str, runs: int) -> float:
-    """Median `check_file` through the engine directly (its own warm worker): the server's floor."""
-    from exportlens.check import CheckOptions, check_file
-    from exportlens.engine import Engine, EngineOptions
-
-    path = tmp / f"direct_{name}.py"
-    path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
-    engine = Engine(EngineOptions(timeout=60.0))
-    options = CheckOptions(roots=[str(tmp)])
-    try:
-        await check_file(engine, str(path), None, options)  # warm-up
-        times = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            await check_file(engine, str(path), None, options)
-            times.append((time.perf_counter() - started) * 1000)
-    finally:
-        await engine.close()
-    return statistics.median(times)
+    @property
+    def hover_p99_ms(self) -> float:
+        return percentile(self.hover_ms, 99)
 
 
 async def wait_published(session: Session, uri: str, version: int) -> None:
@@ -115,69 +75,133 @@ async def wait_published(session: Session, uri: str, version: int) -> None:
         await asyncio.sleep(0.0005)
 
 
-async def edit_latencies(session: Session, name: str, source: str, edits: int) -> tuple[str, list[float]]:
-    await session.open(f"{name}.py", source)
-    uri = (session.root / f"{name}.py").resolve().as_uri()
-    text = textwrap.dedent(source).lstrip("\n")
-    line = next(i for i, s in enumerate(text.splitlines()) if s.rstrip().endswith("* 1.0"))
-    column = text.splitlines()[line].rindex("1.0")
+async def edit_latencies(
+    session: Session, uri: str, source: str, spec: ModelSpec, edits: int, pause: float
+) -> list[float]:
+    """Append / remove ` * 1.0` at the end of the model's last `return`: each edit re-exports it."""
+    lines = source.splitlines()
+    line = max(i for i, s in enumerate(lines) if s.startswith("        return ") and "__main__" not in s)
+    end = len(lines[line])
     latencies = []
     for n in range(edits):
-        value = "2.0" if n % 2 == 0 else "1.0"
+        await asyncio.sleep(pause)
         started = time.perf_counter()
-        version = session.edit(uri, line, column, column + 3, value)
+        if n % 2 == 0:
+            version = session.edit(uri, line, end, end, " * 1.0")
+        else:
+            version = session.edit(uri, line, end, end + len(" * 1.0"), "")
         await wait_published(session, uri, version)
         latencies.append((time.perf_counter() - started) * 1000)
-        await session.wait_checked(uri, version)
-    return uri, latencies
+        diagnostics = await session.wait_checked(uri, version)
+        assert diagnostics == [], f"{spec.key} does not check cleanly: {diagnostics}"
+    return latencies
 
 
-async def main(args: argparse.Namespace) -> None:
+async def hover_latencies(
+    session: Session, uri: str, source: str, spec: ModelSpec, hovers: int
+) -> list[float]:
+    """Hover on the exported class's name: answered from the cache of the last check."""
+    line = next(i for i, s in enumerate(source.splitlines()) if s.startswith(f"class {spec.class_name}("))
+    times = []
+    for _ in range(hovers):
+        started = time.perf_counter()
+        await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=line, character=len("class ") + 1),
+            )
+        )
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+async def engine_ms(engine: Engine, path: Path, spec: ModelSpec, runs: int) -> float:
+    """Median `check_file` of the file through the engine, after one warm-up check."""
+    await engine_job(engine, path, spec.class_name, None)
+    return median([(await engine_job(engine, path, spec.class_name, None))[0] * 1000 for _ in range(runs)])
+
+
+async def measure_lsp(edits: int, hovers: int, engine: Engine | None = None, layers: int = 4) -> LspReport:
+    """Server first (then stopped), the engine next, the floor process last: never two at once.
+
+    `engine` (for the direct checks) is left open; by default a fresh one, closed at the end.
+    """
+    specs = models(layers)
     with tempfile.TemporaryDirectory() as tmp:
-        session = await start(Path(tmp).resolve(), {"debounceMs": 0, "timeoutSeconds": 60})
+        root = Path(tmp).resolve()
+        paths = {spec.key: spec.write(root, strict=False) for spec in specs}
+        session = await start(root, {"debounceMs": 0, "timeoutSeconds": 120})
         try:
-            rows = []
-            hover_times: list[float] = []
-            for name, source in MODELS.items():
-                uri, latencies = await edit_latencies(session, name, source, args.edits)
-                direct = await engine_ms(Path(tmp), name, source, args.edits)
-                rows.append(
-                    (name, pct(latencies, 50), pct(latencies, 95), direct, in_process_ms(source, args.edits))
-                )
-                class_line = next(
-                    i
-                    for i, s in enumerate(textwrap.dedent(source).lstrip("\n").splitlines())
-                    if s.startswith("class ")
-                )
-                for _ in range(args.hovers):
-                    started = time.perf_counter()
-                    await session.client.text_document_hover_async(
-                        types.HoverParams(
-                            text_document=types.TextDocumentIdentifier(uri=uri),
-                            position=types.Position(line=class_line, character=7),
-                        )
+            latencies: dict[tuple[str, float], list[float]] = {}
+            hover_ms: list[float] = []
+            for spec in specs:
+                source = paths[spec.key].read_text(encoding="utf-8")
+                await session.open(paths[spec.key].name, source)
+                uri = paths[spec.key].resolve().as_uri()
+                for pause in PAUSES:
+                    latencies[spec.key, pause] = await edit_latencies(
+                        session, uri, source, spec, edits, pause
                     )
-                    hover_times.append((time.perf_counter() - started) * 1000)
+                hover_ms += await hover_latencies(session, uri, source, spec, hovers)
             status = await session.command("exportlens.status")
         finally:
             await stop(session)
-    print(
-        f"torch {status['torch']} · python {status['python']} · debounceMs=0 · {args.edits} edits per model"
+        owned = engine is None
+        engine = engine or Engine(EngineOptions(timeout=120.0))
+        try:
+            direct = {spec.key: await engine_ms(engine, paths[spec.key], spec, edits) for spec in specs}
+        finally:
+            if owned:
+                await engine.close()
+        targets = [FloorTarget(paths[spec.key], spec.class_name, spec.inputs, False) for spec in specs]
+        floor = await floor_times(targets, edits)
+    report = LspReport(
+        edits=edits,
+        torch=str(status["torch"]),
+        python=str(status["python"]),
+        server_rss_mb=float(status["rssMb"]),
+        torch_in_server=bool(status["torchImported"]),
+        hover_ms=hover_ms,
     )
-    print(
-        f"{'model':<12} {'edit→diag p50':>14} {'p95':>9} {'engine check_file':>18} {'in-process export':>18}"
-    )
-    for name, p50, p95, direct, local in rows:
-        print(f"{name:<12} {p50:>11.0f} ms {p95:>6.0f} ms {direct:>15.0f} ms {local:>15.0f} ms")
-    print(
-        f"hover (cache) p50 {pct(hover_times, 50):.1f} ms · p99 {pct(hover_times, 99):.1f} ms "
-        f"over {len(hover_times)} hovers"
-    )
-    print(f"server RSS {status['rssMb']:.1f} MB · torch imported in the server: {status['torchImported']}")
+    for spec, seconds in zip(specs, floor.seconds, strict=True):
+        for pause in PAUSES:
+            times = latencies[spec.key, pause]
+            p50, p95 = percentile(times, 50), percentile(times, 95)
+            report.rows.append(
+                ModelLatency(spec.key, spec.label, pause, p50, p95, direct[spec.key], median(seconds) * 1000)
+            )
+    return report
 
 
-if __name__ == "__main__":
+def table(report: LspReport) -> str:
+    lines = [
+        f"torch {report.torch} · python {report.python} · debounceMs=0 · {report.edits} edits per model",
+        f"{'model':<12} {'pause':>6} {'edit→diag p50':>14} {'p95':>9} {'engine check_file':>18} "
+        f"{'in-process export':>18}",
+    ]
+    for r in report.rows:
+        lines.append(
+            f"{r.model:<12} {r.pause_s:>4.1f} s {r.edit_p50_ms:>11.0f} ms {r.edit_p95_ms:>6.0f} ms "
+            f"{r.engine_ms:>15.0f} ms {r.floor_ms:>15.0f} ms"
+        )
+    lines += [
+        *dict.fromkeys(f"{r.model}: {r.label}" for r in report.rows),
+        "pause: seconds between one check's end and the next edit (0: edits back to back)",
+        f"hover (cache) p50 {report.hover_p50_ms:.1f} ms · p99 {report.hover_p99_ms:.1f} ms "
+        f"over {len(report.hover_ms)} hovers",
+        f"server RSS {report.server_rss_mb:.1f} MB · torch imported in the server: {report.torch_in_server}",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--hovers", type=int, default=300)
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument("--layers", type=int, default=4, help="the transformer's layers (run.py's default)")
+    args = parser.parse_args()
+    print(table(asyncio.run(measure_lsp(args.edits, args.hovers, layers=args.layers))))
+
+
+if __name__ == "__main__":
+    main()

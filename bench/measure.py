@@ -1,10 +1,10 @@
 """Timing helpers for the benchmark, and the in-process export "floor".
 
-Imported by `bench/run.py` without torch: the caller's memory is one of the
+Imported by the bench scripts without torch: the caller's memory is one of the
 figures.  Run as a script (`python bench/measure.py floor ...`) it is the
 floor process: it imports torch once and, for each model file given, loads it
 without running its `__main__` block, exports the model once to warm up and
-then times more exports, printing all the seconds as one JSON line.
+then times more exports, printing all the seconds (and its own RSS) as one JSON line.
 """
 
 from __future__ import annotations
@@ -48,6 +48,35 @@ def rss_mb(pid: int | None = None) -> float:
     raise RuntimeError(f"no VmRSS in /proc/{pid}/status")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by a process and all its descendants, the finished ones included.
+
+    Each process counts its own time and that of the children it has reaped (utime, stime,
+    cutime, cstime); a live process's time is not in its parent's yet, so summing over the
+    live tree counts everything once.  The difference over a check is the CPU its jobs used,
+    whenever the worker forked (a spare warmed in advance counts before the check, not in it)
+    and whenever it reaps them.
+    """
+    ticks: dict[int, int] = {}
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="utf-8")
+        except OSError:  # gone meanwhile
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": field 3 (state) onwards
+        ticks[int(entry.name)] = sum(int(t) for t in fields[11:15])
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += ticks.get(current, 0)
+        todo += children.get(current, [])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 async def time_subprocess(argv: list[str], cwd: Path) -> float:
     """Wall-clock seconds of one subprocess run; raises if it fails."""
 
@@ -72,7 +101,15 @@ class FloorTarget:
     strict: bool
 
 
-async def floor_times(targets: Sequence[FloorTarget], runs: int) -> list[list[float]]:
+@dataclass(frozen=True)
+class Floor:
+    """What the floor process measured."""
+
+    seconds: list[list[float]]  # per target, the seconds of each warm export
+    rss_mb: float  # the floor process's RSS at the end: a plain torch process after exporting
+
+
+async def floor_times(targets: Sequence[FloorTarget], runs: int) -> Floor:
     """For each target, the seconds of `runs` warm in-process exports, all in one fresh floor process.
 
     Each target gets its own warm-up export first, so every figure is a warm one.
@@ -82,12 +119,13 @@ async def floor_times(targets: Sequence[FloorTarget], runs: int) -> list[list[fl
     ]
     argv = [sys.executable, str(Path(__file__).resolve()), "floor", json.dumps(spec), "--runs", str(runs)]
 
-    def run() -> list[list[float]]:
+    def run() -> Floor:
         proc = subprocess.run(argv, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise RuntimeError(f"the floor process failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
         result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
-        return [[float(s) for s in seconds] for seconds in result["seconds"]]
+        seconds = [[float(s) for s in per_target] for per_target in result["seconds"]]
+        return Floor(seconds, float(result["rss_mb"]))
 
     return await asyncio.to_thread(run)
 
@@ -114,7 +152,7 @@ def floor_main(argv: list[str]) -> None:
             torch.export.export(model, example, strict=strict)
             seconds.append(time.perf_counter() - started)
         results.append(seconds)
-    print(json.dumps({"seconds": results, "pid": os.getpid()}))
+    print(json.dumps({"seconds": results, "pid": os.getpid(), "rss_mb": rss_mb()}))
 
 
 if __name__ == "__main__":

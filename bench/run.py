@@ -11,7 +11,8 @@ each tracer (non-strict, strict) it measures:
   `Engine` after its worker is up, p50 and p95 of the caller's wall clock
   (also the worker's own p50 for the job, fork to result);
 
-plus the worker's startup time and its idle RSS, and the caller's RSS.
+plus the worker's startup time and its idle RSS (next to the floor process's RSS: a plain
+torch process that has exported), and the caller's RSS.
 The machine may be shared and noisy: everything comes from one run, so read
 the ratios.  Jobs run one at a time, so these are latencies, not throughput.
 
@@ -89,6 +90,7 @@ class Report:
     worker_warmup_s: float  # the worker's own account (import torch + warm-up exports)
     worker_rss_idle_mb: float  # after start-up, before any job
     worker_rss_after_mb: float  # after every job (children are forked, so it should not grow)
+    floor_rss_mb: float  # the floor process at its end: python + torch after its exports
     caller_rss_mb: float
     rows: list[Row] = field(default_factory=list)
 
@@ -98,6 +100,7 @@ class Report:
             "worker_warmup_s": self.worker_warmup_s,
             "worker_rss_idle_mb": self.worker_rss_idle_mb,
             "worker_rss_after_mb": self.worker_rss_after_mb,
+            "floor_rss_mb": self.floor_rss_mb,
             "caller_rss_mb": self.caller_rss_mb,
         }
         ratios: dict[str, Any] = {}
@@ -122,14 +125,17 @@ class Report:
         }
 
 
-async def engine_job(engine: Engine, path: Path, spec: ModelSpec, mode: str) -> tuple[float, float]:
-    """One fresh check of the file's module: (caller wall seconds, worker seconds)."""
+async def engine_job(engine: Engine, path: Path, class_name: str, mode: str | None) -> tuple[float, float]:
+    """One fresh check of the file's module: (caller wall seconds, worker seconds).
+
+    Raises unless the module exported cleanly: a failing check would time something else.
+    """
     options = CheckOptions(mode=mode, roots=[str(path.parent)])
     started = time.perf_counter()
-    result = await check_file(engine, str(path), None, options, only={spec.class_name})
+    result = await check_file(engine, str(path), None, options, only={class_name})
     seconds = time.perf_counter() - started
     statuses = [(m.name, m.status) for m in result.modules]
-    if statuses != [(spec.class_name, "exported")] or result.diagnostics:
+    if statuses != [(class_name, "exported")] or result.diagnostics:
         problems = [(d.code, d.message[:300]) for d in result.diagnostics]
         raise RuntimeError(f"{path.name} ({mode}) did not export cleanly: {statuses} {problems}")
     return seconds, result.modules[0].seconds
@@ -142,8 +148,8 @@ async def measure_row(
     cold = [await time_subprocess([sys.executable, str(path)], path.parent) for _ in range(repeats.cold)]
     say(f"{spec.key} {mode}: engine x{repeats.jobs} (+{repeats.discarded} discarded)")
     for _ in range(repeats.discarded):  # caller-side imports and caches
-        await engine_job(engine, path, spec, mode)
-    jobs = [await engine_job(engine, path, spec, mode) for _ in range(repeats.jobs)]
+        await engine_job(engine, path, spec.class_name, mode)
+    jobs = [await engine_job(engine, path, spec.class_name, mode) for _ in range(repeats.jobs)]
     walls = [wall for wall, _ in jobs]
     return Row(
         model=spec.key,
@@ -156,10 +162,13 @@ async def measure_row(
     )
 
 
-async def run_benchmark(quick: bool, layers: int, say: Any) -> Report:
+async def run_benchmark(quick: bool, layers: int, say: Any, engine: Engine | None = None) -> Report:
+    """Every figure above. `engine`: one whose worker is not started yet (its start-up is timed),
+    left open for the caller; by default a fresh one, closed at the end."""
     repeats = Repeats.of(quick)
     specs = [mlp(), transformer(layers)]
-    engine = Engine(EngineOptions(timeout=300.0))
+    owned = engine is None
+    engine = engine or Engine(EngineOptions(timeout=300.0))
     try:
         say("starting the worker")
         started = time.perf_counter()
@@ -172,10 +181,10 @@ async def run_benchmark(quick: bool, layers: int, say: Any) -> Report:
             cases = [(spec, mode, spec.write(folder, mode == "strict")) for spec in specs for mode in MODES]
             say(f"floor: x{repeats.floor} per case, one process")
             targets = [FloorTarget(path, s.class_name, s.inputs, mode == "strict") for s, mode, path in cases]
-            floors = await floor_times(targets, repeats.floor)
+            floor = await floor_times(targets, repeats.floor)
             rows = [
-                await measure_row(engine, path, spec, mode, floor, repeats, say)
-                for (spec, mode, path), floor in zip(cases, floors, strict=True)
+                await measure_row(engine, path, spec, mode, seconds, repeats, say)
+                for (spec, mode, path), seconds in zip(cases, floor.seconds, strict=True)
             ]
         after_rss = rss_mb(worker.pid)
         return Report(
@@ -187,11 +196,13 @@ async def run_benchmark(quick: bool, layers: int, say: Any) -> Report:
             worker_warmup_s=float(worker.info.get("warmup_seconds", 0.0)),
             worker_rss_idle_mb=idle_rss,
             worker_rss_after_mb=after_rss,
+            floor_rss_mb=floor.rss_mb,
             caller_rss_mb=rss_mb(),
             rows=rows,
         )
     finally:
-        await engine.close()
+        if owned:
+            await engine.close()
 
 
 def table(report: Report) -> str:
@@ -239,7 +250,8 @@ def table(report: Report) -> str:
         f"worker startup: {report.worker_startup_s:.2f} s "
         f"(the worker's own account: {report.worker_warmup_s:.2f} s)",
         f"worker RSS: {report.worker_rss_idle_mb:.0f} MiB idle after start-up, "
-        f"{report.worker_rss_after_mb:.0f} MiB after all jobs",
+        f"{report.worker_rss_after_mb:.0f} MiB after all jobs; "
+        f"floor process (torch, after exporting): {report.floor_rss_mb:.0f} MiB",
         f"caller RSS: {report.caller_rss_mb:.0f} MiB (engine side, no torch)",
         "cold = `python model.py` exporting itself, median; floor = warm in-process export, median;",
         "engine = caller wall clock per check_file job, one job at a time; worker = fork to result;",

@@ -1,7 +1,8 @@
-"""`bench/run.py --quick` still runs end to end and reports every figure, so the benchmark cannot rot.
+"""`bench/all.py --quick` still runs end to end and reports every figure, so the benchmark cannot rot.
 
-Only the shape of the output is checked, never a timing: the machine may be busy.
-About a minute on an idle 2-core machine (four cold `python` runs that each import torch).
+Only the shape of the output is checked, never a timing: the machine may be busy, and the
+benchmark itself is the check of the figures (`make bench`).  About two minutes on an idle
+2-core machine (four cold `python` runs that each import torch, a server, a few exports).
 """
 
 from __future__ import annotations
@@ -17,16 +18,35 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MODELS = ("mlp", "transformer")
-MODES = ("non-strict", "strict")
-ROW_FIGURES = ("cold_s", "floor_s", "engine_p50_s", "engine_p95_s", "worker_p50_s")
-TOP_FIGURES = (
-    "worker_startup_s",
-    "worker_warmup_s",
-    "worker_rss_idle_mb",
-    "worker_rss_after_mb",
-    "caller_rss_mb",
-)
+
+# (target number, a part of the figure's name): one row each, in this order.
+EXPECTED = [
+    (1, "edit → diagnostics p50, mlp, 1 s pause"),
+    (1, "edit → diagnostics p95, mlp, 1 s pause"),
+    (1, "edit → diagnostics p50, mlp, edits back to back"),
+    (1, "edit → diagnostics p95, mlp, edits back to back"),
+    (1, "edit → diagnostics p50, transformer, 1 s pause"),
+    (1, "edit → diagnostics p95, transformer, 1 s pause"),
+    (1, "edit → diagnostics p50, transformer, edits back to back"),
+    (1, "edit → diagnostics p95, transformer, edits back to back"),
+    (2, "check of the MLP, non-strict"),
+    (2, "check of the MLP, strict"),
+    (3, "all failures, 3-failure module"),
+    (3, "transformer, branch last"),
+    (3, "transformer, branch first"),
+    (4, "meta weights, all failures off: check"),
+    (4, "meta weights, all failures off: job peak RSS"),
+    (4, "meta weights, all failures on: check"),
+    (4, "meta weights, all failures on: first diagnostic"),
+    (4, "meta weights, all failures on: job peak RSS"),
+    (5, "hover p99"),
+    (5, "server RSS"),
+    (5, "worker RSS, idle"),
+    (6, "first full check"),
+    (6, "re-check after editing one module"),
+    (6, "modules re-exported by that edit"),
+    (6, "cores used"),
+]
 
 
 def positive(value: Any) -> bool:
@@ -34,12 +54,23 @@ def positive(value: Any) -> bool:
     return number and math.isfinite(value) and value > 0
 
 
+def check_row(row: dict[str, Any], number: int, part: str) -> None:
+    assert row["number"] == number and part in row["figure"], (number, part, row)
+    assert positive(row["measured"]), row
+    if row["reference"] is not None:  # the floor or the peer, measured in the same run
+        assert positive(row["reference"]), row
+        if row["compare"] is not None:  # a difference may be negative, never missing
+            assert isinstance(row["compared"], (int, float)) and math.isfinite(row["compared"]), row
+    # a figure with a target is judged; one without is reported only
+    judged = ("n/a",) if row["target"] == "reported" else ("yes", "no")
+    assert row["met"] in judged, row
+
+
 @pytest.mark.timeout(600)  # generous: a loaded shared machine can take several times as long
 def test_quick_benchmark_reports_every_figure(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--json", str(out)],
+        [sys.executable, str(ROOT / "bench" / "all.py"), "--quick", "--out", str(tmp_path)],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -48,19 +79,18 @@ def test_quick_benchmark_reports_every_figure(tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "cold/engine" in proc.stdout  # the table was printed
 
-    report = json.loads(out.read_text(encoding="utf-8"))
-    figures, ratios = report["figures"], report["ratios"]
-    for name in TOP_FIGURES:
-        assert positive(figures[name]), (name, figures[name])
-    for model in MODELS:
-        for mode in MODES:
-            row = figures[model][mode]
-            assert set(row) == set(ROW_FIGURES), (model, mode, row)
-            for name in ROW_FIGURES:
-                assert positive(row[name]), (model, mode, name, row[name])
-            derived = ratios[model][mode]
-            assert positive(derived["cold_over_engine"]), (model, mode, derived)
-            # engine p50 - floor: a difference of two noisy medians, so only finite, not positive
-            assert math.isfinite(derived["overhead_ms"]), (model, mode, derived)
+    report = json.loads((tmp_path / "latest.json").read_text(encoding="utf-8"))
+    rows = report["figures"]
+    assert len(rows) == len(EXPECTED), [row["figure"] for row in rows]
+    for row, (number, part) in zip(rows, EXPECTED, strict=True):
+        check_row(row, number, part)
+    assert report["plan"]["quick"] is True
+
+    markdown = (tmp_path / "latest.md").read_text(encoding="utf-8")
+    assert "quick run" in markdown.splitlines()[0]  # never mistaken for the figures of record
+    for text in (markdown, proc.stdout):  # the same table, printed and written
+        assert "| # | figure" in text
+        for row in rows:
+            assert row["figure"] in text, row["figure"]
+    assert "load average" in markdown and "cold/engine" in markdown  # machine facts, raw tables

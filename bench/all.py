@@ -1,0 +1,213 @@
+"""Every figure of the performance issue in one command, as a table of ratios.
+
+    PYTHONPATH=server python bench/all.py [--quick] [--real-large] [--out bench/results]
+
+Runs, one measurement at a time: `run.py` (cold script, floor, engine per check; worker
+RSS), `scale.py` (the 1.34B-parameter model on meta weights; a 2,000-line file of 50
+modules), `lsp_latency.py` (edit → diagnostics and hover through the real server) and
+`allfailures_cost.py` (in this process, last, as it imports torch here).  Each figure is
+read against the floor or the peer measured in the same run, so a busy machine shows in
+both; the load average before and after is printed too.  Prints the table, then the
+machine and each script's own table; writes them to OUT/latest.md and OUT/latest.json.
+
+--quick is a smoke run (few repetitions, scaled-down models, labelled as such): its
+numbers show the benchmark works, not the figures of record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))  # exportlens, from a checkout
+
+import run
+import scale
+from exportlens.engine import Engine, EngineOptions
+from summary import Figure, figures, markdown_table
+
+if TYPE_CHECKING:  # imported when their steps run (see there)
+    from allfailures_cost import Cost
+    from lsp_latency import LspReport
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Sizes and repetitions; --quick scales them down."""
+
+    quick: bool
+    real_large: bool
+    transformer_layers: int  # run.py's transformer
+    large_layers: int  # scale.py's large model (24: 1.34B parameters)
+    modules: int  # scale.py's many-modules file
+    rechecks: int
+    edits: int  # lsp_latency.py, per model
+    hovers: int  # per model
+    repeat: int  # allfailures_cost.py
+    cost_layers: int  # allfailures_cost.py's transformer
+
+    @staticmethod
+    def of(quick: bool, real_large: bool) -> Plan:
+        if quick:
+            return Plan(quick, real_large, 2, 4, 12, 2, 4, 30, 1, 2)
+        return Plan(quick, real_large, 4, 24, 50, 5, 20, 300, 3, 12)
+
+
+@dataclass
+class Reports:
+    bench: run.Report
+    scale: scale.ScaleReport
+    lsp: LspReport
+    costs: list[Cost]
+
+
+def say(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+async def measure_with_engine(plan: Plan) -> tuple[run.Report, scale.ScaleReport, LspReport]:
+    """The steps that need no torch in this process, sharing one engine (one worker start-up)."""
+    engine = Engine(EngineOptions(timeout=600.0))
+    try:
+        bench = await run.run_benchmark(plan.quick, plan.transformer_layers, say, engine)
+        say(f"scale: large model ({plan.large_layers} layers), {plan.modules} modules")
+        big = await scale.measure_scale(
+            plan.large_layers, plan.modules, plan.real_large, engine, plan.rechecks
+        )
+        say(f"language server: {plan.edits} edits, {plan.hovers} hovers per model")
+        import lsp_latency  # here, not above: run.py's caller RSS is read without pygls' client side
+
+        lsp = await lsp_latency.measure_lsp(plan.edits, plan.hovers, engine, plan.transformer_layers)
+    finally:
+        await engine.close()
+    return bench, big, lsp
+
+
+def measure(plan: Plan) -> Reports:
+    bench, big, lsp = asyncio.run(measure_with_engine(plan))
+    say(f"all-failures cost: repeat {plan.repeat}, {plan.cost_layers}-layer transformer")
+    import allfailures_cost  # imports torch into this process: last
+
+    with quiet_stderr():  # torch logs each failing graph (thousands of lines); the worker pipes them away
+        costs = allfailures_cost.measure_costs(plan.repeat, plan.cost_layers)
+    return Reports(bench, big, lsp, costs)
+
+
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 goes to /dev/null for a while (torch's C++ side writes there too)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def raw_tables(plan: Plan, reports: Reports) -> dict[str, str]:
+    """Each script's own table, as it prints it."""
+    import allfailures_cost  # both already imported by `measure`
+    import lsp_latency
+
+    return {
+        "run.py: per model and tracer": run.table(reports.bench),
+        "lsp_latency.py: through the language server": lsp_latency.table(reports.lsp),
+        "scale.py: large model, many modules": scale.table(reports.scale),
+        "allfailures_cost.py: finding all failures": allfailures_cost.table(reports.costs, plan.repeat),
+    }
+
+
+def machine(start_load: tuple[float, ...], end_load: tuple[float, ...], plan: Plan, torch: str) -> list[str]:
+    commit = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return [
+        f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}; commit {commit or '?'}",
+        f"torch {torch}, python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores",
+        "load average (1, 5, 15 min): " + f"{' '.join(f'{x:.2f}' for x in start_load)} at the start, "
+        f"{' '.join(f'{x:.2f}' for x in end_load)} at the end",
+        f"run: {'--quick (smoke: few repetitions, scaled-down models)' if plan.quick else 'full'}"
+        + (", --real-large" if plan.real_large else ""),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="smoke run: few repetitions, smaller models")
+    parser.add_argument("--real-large", action="store_true", help="also the large model with real weights")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"), help="where latest.md/.json go")
+    args = parser.parse_args(argv)
+    plan = Plan.of(args.quick, args.real_large)
+    start_load = os.getloadavg()
+    reports = measure(plan)
+    end_load = os.getloadavg()
+    params = scale.large_params(plan.large_layers)
+    rows = figures(plan.quick, reports.bench, reports.scale, reports.lsp, reports.costs, params)
+    facts = machine(start_load, end_load, plan, reports.bench.torch)
+    raw = raw_tables(plan, reports)
+    table = markdown_table(rows)
+    print(table, "", *facts, sep="\n")
+    for title, text in raw.items():
+        print(f"\n{title}\n{text}")
+    write(Path(args.out), plan, table, facts, raw, rows, reports)
+    return 0
+
+
+def write(
+    out: Path,
+    plan: Plan,
+    table: str,
+    facts: list[str],
+    raw: dict[str, str],
+    rows: list[Figure],
+    reports: Reports,
+) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    title = "ExportLens benchmark" + (
+        ": quick run (smoke test, not the figures of record)" if plan.quick else ""
+    )
+    intro = (
+        "Produced by `make bench` (`python bench/all.py`). Each figure is compared with a reference "
+        "measured in the same run; `n/a`: the issue sets no target for that figure, it is reported."
+    )
+    if plan.quick:
+        intro += (
+            " **Quick run**: few repetitions and scaled-down models; run `make bench` on an idle machine."
+        )
+    sections = [f"# {title}", intro, table, "\n".join(f"- {fact}" for fact in facts)]
+    sections += [f"## {name}\n\n```\n{text}\n```" for name, text in raw.items()]
+    (out / "latest.md").write_text("\n\n".join(sections) + "\n", encoding="utf-8")
+    data = {
+        "plan": asdict(plan),
+        "machine": facts,
+        "figures": [row.to_json() for row in rows],
+        "raw": {
+            "run": reports.bench.to_json(),
+            "lsp": asdict(reports.lsp),
+            "scale": asdict(reports.scale),
+            "allfailures": [asdict(cost) for cost in reports.costs],
+        },
+    }
+    (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
