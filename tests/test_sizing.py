@@ -7,6 +7,8 @@ from pathlib import Path
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
 
+from .conftest import line_of
+
 BIG = """
 import torch
 
@@ -52,3 +54,41 @@ async def test_meta_build_matches_the_real_one(engine: Engine, write) -> None:
     assert real_clean.graph["weights"]["meta"] is False
     assert meta_clean.graph["ops"] == real_clean.graph["ops"]
     assert meta_clean.graph["inputs"] == real_clean.graph["inputs"]
+
+
+TWO_BRANCHES = """
+import torch
+
+class Branchy(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(4096, 512)
+        self.proj = torch.nn.Linear(512, 512)
+
+    def forward(self, ids):
+        h = self.proj(self.embed(ids))
+        if h.mean() > 0:
+            h = h.relu()
+        if h.std() > 1:
+            h = h / 2
+        return h
+
+    def example_inputs(self):
+        return (torch.randint(0, 4096, (2, 16)),)
+"""
+
+
+async def test_meta_weights_say_that_later_failures_were_not_searched(engine: Engine, write) -> None:
+    path = write("branchy.py", TWO_BRANCHES)
+    real = await run(engine, path, None)
+    meta = await run(engine, path, 1.0)
+    first, second = line_of(path, "if h.mean() > 0"), line_of(path, "if h.std() > 1")
+    assert [(d.code, d.range.start.line) for d in real.diagnostics] == [
+        ("data-dependent-branch", first),
+        ("data-dependent-branch", second),
+    ]
+    (only,) = meta.diagnostics  # a retrace on meta values could not get past the first
+    assert (only.code, only.range.start.line) == ("data-dependent-branch", first)
+    assert "not looked for" in only.message and "metaAboveMb" in only.message
+    assert "not looked for" not in real.diagnostics[0].message
+    assert "more_failures" not in meta.modules[0].timings  # the useless retrace did not run

@@ -51,7 +51,16 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
         if key not in seen:
             seen.add(key)
             findings.append(finding)
+    if record.get("more_skipped") == "meta" and findings:
+        findings[0].message += META_SKIPPED
     return [_inside(f, ctx) for f in findings]
+
+
+META_SKIPPED = (
+    " Failures after this one were not looked for: the model was checked with meta weights (it is"
+    " over `metaAboveMb`), whose values are unknown, so nothing can be traced past this line."
+    " Fix it and check again, or raise `metaAboveMb` (`--meta-above`) to search with real weights."
+)
 
 
 def _inside(finding: Finding, ctx: DiagnosisContext) -> Finding:

@@ -149,7 +149,13 @@ def execute(
                 record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
             record["locate_seconds"] = time.perf_counter() - located
         tick("failure")
-        if rerun and job.get("all_failures", True):
+        search = rerun and job.get("all_failures", True)
+        if search and attempt is not None and attempt.meta and _data_dependent(record):
+            # Meta weights have no values: the search (a retrace on real values) stops at this
+            # very guard, after tracing the whole model again for nothing.
+            record["more_skipped"] = "meta"
+            search = False
+        if search:
             if report_early is not None:
                 report_early({"status": "failed", "strict": strict, "failure": record, "timings": timings})
             try:
@@ -158,6 +164,15 @@ def execute(
                 record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
             tick("more_failures")
         return {"status": "failed", "strict": strict, "failure": record, "timings": timings}
+
+
+def _data_dependent(record: dict[str, Any]) -> bool:
+    message = str(record.get("message", "")).lower()
+    return (
+        record.get("exc_type") == "GuardOnDataDependentSymNode"
+        or "data-dependent" in message
+        or ("data dependent" in message)
+    )
 
 
 def save_program(program: Any, target: str, attempt: Any) -> dict[str, Any]:
