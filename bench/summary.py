@@ -198,7 +198,7 @@ def large_model(scale: ScaleReport, quick: bool, params: float) -> list[Figure]:
         out.append(
             Figure(4, f"{name}: check", check.seconds, "s", seconds, "real weights", None, ("<=", 5.0))
         )
-        if check.first_s is not None:  # its first failure, shown before the search for more
+        if check.all_failures and check.first_s is not None:  # shown before the search for more
             out.append(Figure(4, f"{name}: first diagnostic", check.first_s, "s", limit=("<=", 5.0)))
         peak = check.peak_rss_mb
         out.append(Figure(4, f"{name}: job peak RSS", peak, "MB", rss, "real weights", None, ("<=", 1024.0)))
