@@ -56,26 +56,11 @@ async def test_meta_build_matches_the_real_one(engine: Engine, write) -> None:
     assert meta_clean.graph["inputs"] == real_clean.graph["inputs"]
 
 
-TWO_BRANCHES = """
-import torch
-
-class Branchy(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.embed = torch.nn.Embedding(4096, 512)
-        self.proj = torch.nn.Linear(512, 512)
-
-    def forward(self, ids):
-        h = self.proj(self.embed(ids))
-        if h.mean() > 0:
-            h = h.relu()
-        if h.std() > 1:
-            h = h / 2
-        return h
-
-    def example_inputs(self):
-        return (torch.randint(0, 4096, (2, 16)),)
-"""
+# Wide with a second data-dependent branch after the first.
+TWO_BRANCHES = BIG.split("class WideClean")[0].replace(
+    "            return h.relu()\n        return h\n",
+    "            h = h.relu()\n        if h.std() > 1:\n            h = h / 2\n        return h\n",
+)
 
 
 async def test_meta_weights_say_that_later_failures_were_not_searched(engine: Engine, write) -> None:

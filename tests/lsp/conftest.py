@@ -79,7 +79,11 @@ class Session:
         return path.resolve().as_uri(), text
 
     async def open(self, name: str, source: str) -> list[types.Diagnostic]:
-        uri, text = self.write(name, source)
+        """Write the file, open it; its diagnostics once checked."""
+        return await self.open_uri(*self.write(name, source))
+
+    async def open_uri(self, uri: str, text: str) -> list[types.Diagnostic]:
+        """didOpen of a buffer (that need not exist on disk); its diagnostics once checked."""
         self.versions[uri] = 1
         mark = len(self.record.checked)
         self.client.text_document_did_open(
@@ -189,6 +193,13 @@ async def start(root: Path, settings: dict[str, Any], init: dict[str, Any] | Non
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
+    return await initialize(client, root, settings, init)
+
+
+async def initialize(
+    client: LanguageClient, root: Path, settings: dict[str, Any], init: dict[str, Any] | None = None
+) -> Session:
+    """Configure and initialize a started client as VS Code would, with `root` as its one folder."""
     client.set_configuration(settings, section="exportlens")
     await client.initialize_session(
         types.InitializeParams(

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest_asyncio
-from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
-from ..lsp.conftest import SERVER_DIR, WAIT, Session, make_client
+from ..lsp.conftest import SERVER_DIR, WAIT, Session, initialize, make_client
 from ..procs import alive, descendants
 
 CLEAN = """
@@ -42,16 +41,7 @@ async def start_server(
     server_env = {**os.environ, "PYTHONPATH": SERVER_DIR, **(env or {})}
     await client.start_io(sys.executable, "-m", "exportlens", "serve", env=server_env, cwd=str(cwd or root))
     assert isinstance(client, LanguageClient)
-    client.set_configuration(settings, section="exportlens")
-    await client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-            initialization_options={},
-        )
-    )
-    return Session(client, root)
+    return await initialize(client, root, settings)
 
 
 async def stop_server(session: Session) -> None:

@@ -40,18 +40,6 @@ def codes(diagnostics: list[types.Diagnostic]) -> list[str]:
     return [str(d.code) for d in diagnostics]
 
 
-async def open_uri(session: Session, uri: str, text: str) -> list[types.Diagnostic]:
-    """didOpen of a buffer that need not exist on disk."""
-    session.versions[uri] = 1
-    mark = len(session.record.checked)
-    session.client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
-        )
-    )
-    return await session.wait_checked(uri, 1, mark)
-
-
 async def test_syntax_error_keeps_the_last_results_marked_stale(bad_server: Session) -> None:
     server = bad_server
     diagnostics = await server.open("stale.py", GUARDED)
@@ -124,7 +112,7 @@ async def test_untitled_buffer_with_non_ascii_text(bad_server: Session) -> None:
             "        # café, 中文, 😀\n        if (y > 0).any():  # 😀 é",
         )
     )
-    diagnostics = await open_uri(bad_server, uri, text)
+    diagnostics = await bad_server.open_uri(uri, text)
     assert codes(diagnostics) == ["data-dependent-branch"]
     (d,) = diagnostics
     line = next(i for i, line in enumerate(text.splitlines()) if "if (y > 0).any()" in line)
