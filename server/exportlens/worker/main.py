@@ -44,6 +44,13 @@ class Running:
     exit_status: int | None = None  # set once reaped
     open_fds: set[int] = field(default_factory=set)
 
+    @staticmethod
+    def began(job: dict[str, Any], pid: int, result_fd: int, output_fd: int, started: float) -> Running:
+        """A child that has its job from `started` on: its deadline counts from then."""
+        run = Running(job, pid, result_fd, output_fd, started, started + float(job.get("timeout", 30)))
+        run.open_fds = {result_fd, output_fd}
+        return run
+
     def answered(self) -> bool:
         """The child's final result line is complete (early reports are consumed as they come)."""
         return self.result.endswith(b"\n")
@@ -98,10 +105,7 @@ class Worker:
         taken = self.spares.take(job)
         if taken is None:
             return None
-        pid, result_fd, output_fd = taken
-        run = Running(job, pid, result_fd, output_fd, now, now + float(job.get("timeout", 30)))
-        run.open_fds = {result_fd, output_fd}
-        return run
+        return Running.began(job, *taken, now)
 
     def reap(self) -> None:
         for pid in list(self.reaping):
@@ -132,10 +136,7 @@ class Worker:
         os.close(output_w)
         for fd in (result_r, output_r):
             os.set_blocking(fd, False)
-        now = time.monotonic()
-        run = Running(job, pid, result_r, output_r, now, now + float(job.get("timeout", 30)))
-        run.open_fds = {result_r, output_r}
-        return run
+        return Running.began(job, pid, result_r, output_r, time.monotonic())
 
     def drain(self, run: Running, fd: int) -> bool:
         """Read what is there; False at end of file."""
