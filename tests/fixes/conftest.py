@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import os
 import types as pytypes
 from typing import Any
 
 from lsprotocol import types
 
 from tests.lsp.conftest import WAIT, Session, server, shared_server  # noqa: F401 - fixtures
-
-os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", "/tmp/exportlens-hypothesis")  # not in the repo
 
 CHECKING = "(checking…)"
 

@@ -259,7 +259,7 @@ async def interpreter_diagnostic(server: Session, python: str, name: str) -> typ
 
 async def test_interpreter_without_torch(bad_server: Session, tmp_path: Path) -> None:
     subprocess.run(
-        ["python3", "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True, timeout=300
+        [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True, timeout=300
     )
     python = str(tmp_path / "venv" / "bin" / "python")
     assert subprocess.run([python, "-c", "import torch"], capture_output=True).returncode != 0

@@ -32,6 +32,7 @@ settings.register_profile(
     max_examples=400,
     deadline=None,
     derandomize=True,
+    database=None,  # no examples replayed from an earlier run on this machine
     suppress_health_check=list(HealthCheck),
 )
 settings.register_profile(
