@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .codes import registered
+
 Severity = Literal["error", "warning", "information", "hint"]
 InputsKind = Literal["export-call", "example-inputs", "inferred", "none"]
 Status = Literal["exported", "failed", "skipped", "crashed", "timeout", "cancelled"]
@@ -66,6 +68,12 @@ class Finding:
     url: str | None = None
     # Machine-readable data for quick-fixes (suggested fixes, symbols, ...).
     fix: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # The registry is the one truth about codes: an unknown code or another severity is a bug.
+        entry = registered(self.code)
+        if self.severity != entry.severity:
+            raise ValueError(f"{self.code!r} is registered as {entry.severity!r}, not {self.severity!r}")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from .codes import registered
 from .diagnosis import DiagnosisContext
 from .engine import JobOutcome
-from .findings import Finding, Severity
+from .findings import Finding
 
 
 def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
-    def finding(code: str, message: str, severity: Severity = "error") -> Finding:
+    def finding(code: str, message: str) -> Finding:
         return Finding(
             path=ctx.path,
             range=ctx.anchor,
-            severity=severity,
-            code=code,  # type: ignore[arg-type]
+            severity=registered(code).severity,
+            code=code,
             message=message,
             module=ctx.module,
             mode=ctx.mode,
@@ -38,7 +39,7 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
             )
         ]
     if outcome.status == "skipped" and outcome.reason:
-        return [finding("not-a-module", f"Skipped `{ctx.module}`: {outcome.reason}.", "information")]
+        return [finding("not-a-module", f"Skipped `{ctx.module}`: {outcome.reason}.")]
     return []
 
 

@@ -2,7 +2,10 @@
 
 `classify` returns the code plus fix data; where to put the finding is
 `locate`'s business, except for constraint violations, whose culprit comes
-from the worker's guard provenance (`guard_sites`).
+from the worker's guard provenance (`guard_sites`).  The fallbacks are
+deliberate and documented in docs/codes.md: a dynamo graph break of an
+unlisted type is `graph-break`, any other failure no rule recognises is
+`export-error`.
 """
 
 from __future__ import annotations
@@ -285,4 +288,4 @@ def _other(record: dict[str, Any], mro: set[str], message: str, statement: str) 
         return Kind(
             "user-exception", f"{record.get('exc_type')}: {text}", {"exception": record.get("exc_type")}
         )
-    return Kind("export-error", f"{record.get('exc_type')}: {text}")
+    return Kind("export-error", f"{record.get('exc_type')}: {text}")  # the fallback: torch's first line

@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
 from ..textpos import SourceText, utf16_len
-from .codes import CODES, url_for
 from .context import DiagnosisContext
 from .guards import guard_frames
 from .kinds import Kind, classify
@@ -115,7 +115,9 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
         places, culprit = [], None
     if culprit is None:
         culprit = Place(ctx.path, ctx.anchor, "")
-    entry = CODES.get(kind.code, CODES["export-error"])
+    # No fallback here: a failure no rule recognises is `export-error` by `classify`'s own choice,
+    # so a code misspelt in kinds.py fails loudly instead of passing as `export-error`.
+    entry = registered(kind.code)
     fix = {k: v for k, v in kind.fix.items() if v not in (None, "", [], {})}
     if culprit.range != ctx.anchor:
         fix.setdefault("expression", sources.snippet(culprit))
@@ -144,7 +146,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
 
 
 def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContext) -> str:
-    entry = CODES[code]
+    entry = registered(code)
     detail = f" ({kind.detail})" if kind.detail else ""
     if code in _NOT_A_REFUSAL:
         head = f"{entry.why[:1].upper()}{entry.why[1:]}{detail}."

@@ -1,20 +1,25 @@
-"""The stable codes: one per kind of failure, with what it means and what to do.
+"""Every diagnostic code ExportLens emits, declared once: its severity, what it means, what to do.
 
 Codes never change meaning once shipped (editors and CI configs key on them);
-docs/codes.md documents each one under an anchor of the same name.
+docs/codes.md documents each one under an anchor of the same name.  A Finding
+with a code missing here cannot be made (`registered`), and
+tests/test_codes_registry.py checks the docs and every code literal of the
+package against this table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..findings import Severity
+if TYPE_CHECKING:  # findings.py imports this module to check codes: no import cycle at run time
+    from .findings import Severity
 
 
 def _docs_base() -> str:
     """docs/codes.md beside the package (a checkout, the .vsix) opens offline; else the repository."""
-    local = Path(__file__).resolve().parents[3] / "docs" / "codes.md"
+    local = Path(__file__).resolve().parents[2] / "docs" / "codes.md"
     if local.is_file():
         return local.as_uri() + "#"
     return "https://github.com/exportlens/exportlens/blob/main/docs/codes.md#"
@@ -44,6 +49,7 @@ def _c(code: str, why: str, fix: str, url: str | None = None, severity: Severity
 CODES: dict[str, Code] = {
     c.code: c
     for c in (
+        # torch.export refuses the module (diagnosis/kinds.py picks one from the failure record).
         _c(
             "data-dependent-branch",
             "a Python `if`/`while` decides on a tensor's values, which are unknown while tracing",
@@ -168,6 +174,9 @@ CODES: dict[str, Code] = {
             "make the `register_fake` function return what the real kernel returns",
             CUSTOM_OPS,
         ),
+        # kinds.py's deliberate fallback: a refusal that no code above describes.
+        _c("export-error", "torch.export failed", "see the message"),
+        # The checked code raised, exited or ran out of memory: not a refusal, eager does the same.
         _c(
             "user-exception",
             "not an export refusal: your code raised an exception while it ran",
@@ -199,19 +208,104 @@ CODES: dict[str, Code] = {
             "use smaller example inputs or "
             "build the model on `torch.device('meta')`, or raise the memory limit",
         ),
-        _c("export-error", "torch.export failed", "see the message"),
+        # Exported, but the program does not do what eager does (silent.py).
+        _c(
+            "side-effect-baked",
+            "code in forward runs once, at export time, and is not part of the exported program "
+            "(print/logging, a global or `self` attribute changed, a clock/random/`id()` value baked in)",
+            "move it out of forward, guard it with `torch.compiler.is_exporting()`, or pass the value in",
+            severity="warning",
+        ),
+        _c(
+            "tensor-attribute-not-buffer",
+            "forward assigns a tensor to a `self` attribute that is no registered buffer: the exported "
+            "program drops the assignment",
+            "`register_buffer` it in `__init__` and update it in place, or return it",
+            severity="warning",
+        ),
+        _c(
+            "exported-in-training-mode",
+            "dropout / batch-norm were exported in training mode",
+            "call `.eval()` before exporting, or pass `training=self.training` to the functional call",
+            severity="warning",
+        ),
+        _c(
+            "input-mutated",
+            "forward writes into an input tensor in place: the exported program changes the caller's tensor",
+            "use an out-of-place op, or work on a `.clone()` of the input",
+            severity="warning",
+        ),
+        # ExportLens's own: the file, the inputs, the worker, the editor.
         _c(
             "internal-error",
             "ExportLens itself failed on this module",
             "please report it",
             severity="warning",
         ),
+        _c(
+            "syntax-error",
+            "the file does not parse (or cannot be decoded), so nothing was exported",
+            "fix the syntax error; save the file as UTF-8 or declare its encoding",
+        ),
+        _c(
+            "no-example-inputs",
+            "ExportLens found no example inputs for this module, so it was not checked",
+            "add an `example_inputs(self)` method, or a `torch.export.export(...)` call",
+            severity="information",
+        ),
+        _c(
+            "not-a-module",
+            "what was built for the check is no `torch.nn.Module`, so it was skipped",
+            "nothing, unless it is a model: then derive it from `torch.nn.Module`",
+            severity="information",
+        ),
+        _c(
+            "export-timeout",
+            "the export did not finish within the time limit and was stopped",
+            "look for a loop that never ends, or raise the limit (`timeoutSeconds`, `--timeout`)",
+        ),
+        _c(
+            "worker-crashed",
+            "the process exporting the module crashed or exited (a signal, `os._exit`)",
+            "find the native crash or `os._exit` in the module's code or a library it calls",
+        ),
+        _c(
+            "worker-unavailable",
+            "the export worker cannot start in the configured interpreter (no torch, torch < 2.1, ...)",
+            "point ExportLens at an interpreter that has torch >= 2.1",
+        ),
+        _c(
+            "export-site-failed",
+            "exporting the module with another file's export call failed, and the failure is in that file",
+            "open the file with the export call to see and fix the failure",
+        ),
+        _c(
+            "untrusted-workspace",
+            "the workspace is untrusted: ExportLens runs no code, only static checks are shown",
+            "trust the workspace to see export results",
+            severity="information",
+        ),
     )
 }
+
+
+class UnknownCodeError(ValueError):
+    """A finding was made with a code this table does not declare (a typo, or a code not added here)."""
+
+
+def registered(code: str) -> Code:
+    """The registry's entry for `code`; an unknown code is a bug, never silently another code."""
+    entry = CODES.get(code)
+    if entry is None:
+        raise UnknownCodeError(
+            f"{code!r} is not a registered diagnostic code: declare it in CODES "
+            f"(server/exportlens/codes.py) and document it under `## {code}` in docs/codes.md"
+        )
+    return entry
 
 
 def url_for(code: str, gb_id: str | None = None) -> str:
     if gb_id:
         return GB_SITE.format(gb_id)
-    entry = CODES.get(code)
-    return entry.url if entry and entry.url else DOCS + code
+    entry = registered(code)
+    return entry.url or DOCS + code
