@@ -4,8 +4,8 @@
 `locate`'s business, except for constraint violations, whose culprit comes
 from the worker's guard provenance (`guard_sites`).  The fallbacks are
 deliberate and documented in docs/codes.md: a dynamo graph break of an
-unlisted type is `graph-break`, any other failure no rule recognises is
-`export-error`.
+unlisted type is `graph-break`, a constraint violation of unknown wording
+`dim-specialized`, any other failure no rule recognises `export-error`.
 """
 
 from __future__ import annotations
