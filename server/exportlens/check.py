@@ -19,6 +19,7 @@ from .diagnosis.silent import silent_findings
 from .discovery import Discovery, Target, discover
 from .engine import Engine, Job, JobOutcome
 from .findings import FileResult, Finding, InputsKind, ModuleResult, Range, Status
+from .guessed import soften_guessed
 from .merge import merge_tracers
 from .outcomes import outcome_findings
 from .textpos import SourceText
@@ -77,7 +78,7 @@ async def check_file(
     jobs = [
         (target, strict)
         for target in targets
-        if target.inputs_kind != "none"
+        if target.inputs_kind != "none" and target.part_of is None
         for strict in tracers(options.mode)
     ]
 
@@ -98,7 +99,7 @@ async def check_file(
         report = early
         return lambda outcome: report(
             _module_result(target, outcome, outcome.status, options.mode),
-            outcome_diagnostics(outcome, context(target, outcome)),
+            soften_guessed(outcome_diagnostics(outcome, context(target, outcome)), target),
         )
 
     outcomes = await asyncio.gather(
@@ -110,7 +111,9 @@ async def check_file(
     # A file with an export call says what the user exports: its other classes are parts.
     has_export_call = any(t.inputs_kind == "export-call" for t in found.targets)
     for target in targets:
-        if target.inputs_kind == "none":
+        if target.part_of is not None:  # checked by its parent's export, with the inputs it really gets
+            result.modules.append(_module_result(target, None, "skipped", options.mode))
+        elif target.inputs_kind == "none":
             result.modules.append(_module_result(target, None, "skipped", options.mode))
             used = any(target.name in other.uses for other in found.targets)
             if not used and not has_export_call:
@@ -119,11 +122,12 @@ async def check_file(
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
         result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
         by_target.setdefault(target.name, []).append((outcome, context(target, outcome)))
-    for runs in by_target.values():
+    by_name = {target.name: target for target in targets}
+    for name, runs in by_target.items():
         findings = [finding for outcome, ctx in runs for finding in outcome_diagnostics(outcome, ctx)]
         if len(runs) > 1:
             findings = merge_tracers(findings, {ctx.mode: o.status == "exported" for o, ctx in runs})
-        result.diagnostics.extend(findings)
+        result.diagnostics.extend(soften_guessed(findings, by_name[name]))
     result.diagnostics = once_per_file(result.diagnostics)
     result.modules.sort(key=lambda m: m.line)
     result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))

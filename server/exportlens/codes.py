@@ -17,11 +17,13 @@ if TYPE_CHECKING:  # findings.py imports this module to check codes: no import c
     from .findings import Severity
 
 
-def _docs_base() -> str:
-    """docs/codes.md beside the package (a checkout, the .vsix) opens offline; else the repository."""
-    local = Path(__file__).resolve().parents[2] / "docs" / "codes.md"
-    if local.is_file():
-        return local.as_uri() + "#"
+def _docs_base() -> str | None:
+    """docs/codes.md in the package (a wheel) or beside it (a checkout, the .vsix): it opens
+    offline. None without one: the project has no public address to link to instead."""
+    here = Path(__file__).resolve()
+    for docs in (here.parent / "docs" / "codes.md", here.parents[2] / "docs" / "codes.md"):
+        if docs.is_file():
+            return docs.as_uri() + "#"
     return "https://github.com/exportlens/exportlens/blob/main/docs/codes.md#"
 
 
@@ -254,6 +256,13 @@ CODES: dict[str, Code] = {
             severity="information",
         ),
         _c(
+            "guessed-inputs-failed",
+            "the export failed on inputs ExportLens guessed (from the first layer), which may be wrong",
+            "give the module real inputs: an `example_inputs(self)` method, or a "
+            "`torch.export.export(...)` call",
+            severity="information",
+        ),
+        _c(
             "not-a-module",
             "what was built for the check is no `torch.nn.Module`, so it was skipped",
             "nothing, unless it is a model: then derive it from `torch.nn.Module`",
@@ -304,8 +313,8 @@ def registered(code: str) -> Code:
     return entry
 
 
-def url_for(code: str, gb_id: str | None = None) -> str:
+def url_for(code: str, gb_id: str | None = None) -> str | None:
     if gb_id:
         return GB_SITE.format(gb_id)
     entry = registered(code)
-    return entry.url or DOCS + code
+    return entry.url or (DOCS + code if DOCS else None)

@@ -28,6 +28,9 @@ class Target:
     inputs: dict[str, Any]  # wire spec for the worker; {"kind": "none"} when there is nothing
     # Other module classes of the file this one is built from (checked along with it).
     uses: set[str] = field(default_factory=set)
+    # A class with no real inputs of its own that a module with real inputs is built from: it is
+    # checked as part of that module (its name here), never alone on guessed inputs.
+    part_of: str | None = None
 
     @property
     def inputs_kind(self) -> str:
@@ -87,9 +90,29 @@ def discover(source: str, path: str = "<buffer>") -> Discovery:
     for target in targets:
         if target.class_name:
             target.uses = _used_classes(classes[target.class_name], set(classes) - {target.class_name})
+    _close_uses(targets)
+    _mark_parts(targets)
     targets.sort(key=lambda t: (getattr(t.node, "lineno", 0), getattr(t.node, "col_offset", 0)))
     stop = load_stop(tree, imports)
     return Discovery(targets, [stop.lineno, stop.col_offset] if stop else None)
+
+
+REAL_INPUTS = ("export-call", "example-inputs")
+
+
+def _mark_parts(targets: list[Target]) -> None:
+    """Classes built (directly or through others) into a module that has real inputs."""
+    by_class = {t.class_name: t for t in targets if t.class_name}
+    for parent in targets:
+        if parent.class_name is None or parent.inputs_kind not in REAL_INPUTS:
+            continue
+        todo = sorted(parent.uses)
+        while todo:
+            child = by_class.get(todo.pop())
+            if child is None or child.part_of is not None or child.inputs_kind in REAL_INPUTS:
+                continue
+            child.part_of = parent.name
+            todo.extend(sorted(child.uses))
 
 
 def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, ast.ClassDef]:
@@ -204,6 +227,19 @@ def _has_method(cls: ast.ClassDef, name: str, classes: dict[str, ast.ClassDef], 
 
 def _used_classes(cls: ast.ClassDef, others: set[str]) -> set[str]:
     return {n.id for n in ast.walk(cls) if isinstance(n, ast.Name) and n.id in others}
+
+
+def _close_uses(targets: list[Target]) -> None:
+    """`uses` through other classes too: a Block built from Attention built from Rotary uses Rotary."""
+    direct = {t.class_name: set(t.uses) for t in targets if t.class_name}
+    for target in targets:
+        todo, seen = list(target.uses), set(target.uses)
+        while todo:
+            for name in direct.get(todo.pop(), ()):
+                if name not in seen and name != target.class_name:
+                    seen.add(name)
+                    todo.append(name)
+        target.uses = seen
 
 
 def _int_constants(tree: ast.Module) -> dict[str, int]:

@@ -64,6 +64,10 @@ def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | N
         return "⧗ exporting…"
     if target.name in state.cancelled:
         return "export cancelled"
+    if target.part_of is not None:
+        parent = state.entries.get(target.part_of)
+        shown = f" · {status_line(parent)}" if parent is not None else ""
+        return f"part of `{target.part_of}`{shown}"
     entry = state.entries.get(target.name)
     if entry is None:
         return (

@@ -111,6 +111,8 @@ def _target(ls: ExportLensServer, uri: str, line: int) -> Target:
         target = found.targets[0]
     if target is None:
         raise ValueError(f"no module at line {line + 1} of {uri}")
+    if target.part_of is not None:  # a part is exported the way it is used: through its parent
+        target = next((t for t in found.targets if t.name == target.part_of), target)
     return target
 
 

@@ -40,7 +40,9 @@ def register(server: ExportLensServer) -> None:
         if on_header:
             text: str | None = _module_text(state, target, entry, stale)
         elif forward is not None and forward.lineno <= line < (forward.end_lineno or 0):
-            text = _line_text(state, entry, line, stale)
+            # A part's lines are traced by its parent's export: that graph says what they became.
+            traced = state.entries.get(target.part_of) if target.part_of else entry
+            text = _line_text(state, traced, line, stale)
         else:
             return None
         if text is None:
@@ -54,6 +56,13 @@ def _forward(cls: ast.ClassDef) -> ast.FunctionDef | None:
 
 def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, stale: bool) -> str:
     head = f"**ExportLens · `{target.name}`**"
+    if target.part_of is not None:
+        parent = state.entries.get(target.part_of)
+        status = status_line(parent) if parent is not None else "not exported yet"
+        return (
+            f"{head} — part of `{target.part_of}` ({status}): checked by exporting `{target.part_of}`, "
+            f"with the inputs `{target.name}` gets there."
+        )
     if target.name in state.running and entry is None:
         return f"{head} — ⧗ exporting…"
     if entry is None:

@@ -1,0 +1,45 @@
+"""Failures on guessed inputs are never errors: the guess (from the first layer) may be wrong.
+
+A class with no inputs of its own is exported with inputs built from its first layer
+(`nn.Linear(64, 64)` -> `torch.randn(2, 64)`). When that export fails, the culprit is as likely
+the guess as the code (`B, T, C = x.shape` on a 2-D tensor), so the user gets one information
+finding that says what torch said and how to give real inputs.
+"""
+
+from __future__ import annotations
+
+from .codes import registered
+from .discovery import Target
+from .findings import Finding
+
+CODE = "guessed-inputs-failed"
+
+
+def soften_guessed(findings: list[Finding], target: Target) -> list[Finding]:
+    """`findings` of a module checked on guessed inputs: its errors become one information finding."""
+    if target.inputs_kind != "inferred":
+        return findings
+    errors = [f for f in findings if f.severity == "error"]
+    if not errors:
+        return findings
+    first = errors[0]
+    more = f" ({len(errors) - 1} more failure(s) on the same guess.)" if len(errors) > 1 else ""
+    guess = target.inputs.get("expr", "")
+    message = (
+        f"ExportLens guessed inputs for `{target.name}` (`{guess}`, from its first layer) and the export "
+        f"failed on them — maybe because of the guess, not your code. What torch said: {first.message}{more}"
+        f" To check `{target.name}` for real, {registered(CODE).fix}."
+    )
+    softened = Finding(
+        path=first.path,
+        range=first.range,
+        severity=registered(CODE).severity,
+        code=CODE,
+        message=message,
+        module=first.module or target.name,
+        mode=first.mode,
+        related=first.related,
+        url=None,
+        fix={"guessed_from": first.code},
+    )
+    return [softened, *(f for f in findings if f.severity != "error")]
