@@ -70,3 +70,33 @@ async def test_a_silent_warning_is_reported_once_in_mode_both(engine: Engine, wr
     warnings = [d for d in result.diagnostics if d.code == "exported-in-training-mode"]
     assert len(warnings) == 1 and warnings[0].mode == "both", [(d.code, d.mode) for d in result.diagnostics]
     assert "refuse" not in warnings[0].message
+
+
+async def test_each_tracer_refusing_elsewhere_is_said_exactly(engine: Engine, write) -> None:
+    path = write(
+        "both_apart.py",
+        """
+        import time
+        import torch
+
+        class Apart(torch.nn.Module):
+            def forward(self, x):
+                y = x * time.time()
+                return torch.from_numpy(y.numpy())
+
+            def example_inputs(self):
+                return (torch.ones(3),)
+    """,
+    )
+    result = await check(engine, path, mode="both")
+    errors = {d.mode: d for d in result.diagnostics if d.severity == "error"}
+    assert set(errors) == {"strict", "non-strict"}, [(d.code, d.mode) for d in result.diagnostics]
+    clock, numpy = errors["strict"], errors["non-strict"]
+    assert clock.range.start.line == line_of(path, "time.time()")
+    assert numpy.range.start.line == line_of(path, "y.numpy()")
+    assert "both tracers" not in clock.message + numpy.message
+    assert (
+        f"non-strict (fake tensors) refuses this module at line {numpy.range.start.line + 1}, "
+        f"as `{numpy.code}`" in clock.message
+    ), clock.message
+    assert f"strict (dynamo) refuses this module at line {clock.range.start.line + 1}" in numpy.message

@@ -1,8 +1,8 @@
-"""Mode `both`: one diagnostic per culprit, saying which tracer refused.
+"""Mode `both`: one diagnostic per culprit, saying exactly which tracer refused.
 
-Strict (dynamo) and non-strict (fake tensors) disagree in both directions, so
-a finding both raise is said once, and one only a single tracer raises says
-the other one accepts the code.
+Strict (dynamo) and non-strict (fake tensors) disagree in both directions. A finding both raise at
+the same culprit is said once, as both tracers'; one that only a single tracer raises says what the
+other did: exported the module, refused this same line for another reason, or stopped elsewhere.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from dataclasses import replace
 from .findings import Finding
 
 TRACER_NAMES = {"strict": "strict (dynamo)", "non-strict": "non-strict (fake tensors)"}
+OTHER = {"strict": "non-strict", "non-strict": "strict"}
+UNFINISHED = {"export-timeout", "worker-crashed", "out-of-memory"}
 
 
 def merge_tracers(findings: list[Finding], exported: dict[str, bool]) -> list[Finding]:
@@ -31,9 +33,34 @@ def merge_tracers(findings: list[Finding], exported: dict[str, bool]) -> list[Fi
     result = []
     for key in order:
         finding = merged[key]
-        other = {"strict": "non-strict", "non-strict": "strict"}.get(finding.mode or "")
-        if other and exported.get(other) and finding.severity == "error":
-            note = f" ({TRACER_NAMES[other]} exports this module)"
-            finding = replace(finding, message=finding.message + note)
+        other = OTHER.get(finding.mode or "")
+        if other and finding.severity == "error":
+            finding = replace(
+                finding, message=finding.message + _other_tracer(finding, other, findings, exported)
+            )
         result.append(finding)
     return result
+
+
+def _other_tracer(finding: Finding, other: str, findings: list[Finding], exported: dict[str, bool]) -> str:
+    """What the tracer that did not raise `finding` did with the module."""
+    name = TRACER_NAMES[other]
+    if exported.get(other):
+        return f" ({name} exports this module)"
+    if other not in exported:
+        return ""
+    theirs = [f for f in findings if f.mode == other and f.severity == "error"]
+    line = finding.range.start.line
+    same_line = [f for f in theirs if f.path == finding.path and f.range.start.line == line]
+    if same_line:
+        return f" ({name} refuses this line too, as `{same_line[0].code}`)"
+    unfinished = [f for f in theirs if f.code in UNFINISHED]
+    if unfinished:
+        return f" ({name} did not finish this module: `{unfinished[0].code}`)"
+    if theirs:
+        where = theirs[0]
+        return (
+            f" (only {TRACER_NAMES[finding.mode or '']} stops here; {name} refuses this module at line "
+            f"{where.range.start.line + 1}, as `{where.code}`)"
+        )
+    return f" ({name} did not finish this module either)"
