@@ -145,7 +145,7 @@ def clean_export(attempt: Attempt, strict: bool, repeat: int) -> float:
 
 def search(attempt: Attempt, strict: bool, found: list[Any]) -> None:
     """The failing export, then the search for its other failures (into `found`)."""
-    found[:] = more_failures(failing_export(attempt, strict), attempt, strict, __file__)
+    found[:] = more_failures(failing_export(attempt, strict), attempt, strict, __file__)[0]
 
 
 def draft(attempt: Attempt, folder: str) -> None:

@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="EXE",
         help="interpreter with torch to run exports in (default: this one)",
     )
+    check.add_argument(
+        "--first-failure-only",
+        action="store_true",
+        help="stop at each module's first failure (no search for the others: faster)",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
@@ -84,7 +89,12 @@ def python_files(paths: list[str]) -> list[Path]:
 
 async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
     engine = Engine(EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit))
-    options = CheckOptions(mode=args.mode, roots=[os.getcwd()], meta_above_mb=args.meta_above or None)
+    options = CheckOptions(
+        mode=args.mode,
+        roots=[os.getcwd()],
+        all_failures=not args.first_failure_only,
+        meta_above_mb=args.meta_above or None,
+    )
     try:
         await engine.worker()
         results = list(await asyncio.gather(*(check_file(engine, str(f), None, options) for f in args.files)))

@@ -24,7 +24,7 @@ def _docs_base() -> str | None:
     for docs in (here.parent / "docs" / "codes.md", here.parents[2] / "docs" / "codes.md"):
         if docs.is_file():
             return docs.as_uri() + "#"
-    return "https://github.com/exportlens/exportlens/blob/main/docs/codes.md#"
+    return None
 
 
 DOCS = _docs_base()
@@ -42,10 +42,18 @@ class Code:
     fix: str  # what to do next
     severity: Severity = "error"
     url: str | None = None  # None: this code's anchor in docs/codes.md
+    refusal: bool = True  # torch refused the code; False: it raised, exited, ran out of memory, ...
 
 
-def _c(code: str, why: str, fix: str, url: str | None = None, severity: Severity = "error") -> Code:
-    return Code(code, why, fix, severity, url)
+def _c(
+    code: str,
+    why: str,
+    fix: str,
+    url: str | None = None,
+    severity: Severity = "error",
+    refusal: bool = True,
+) -> Code:
+    return Code(code, why, fix, severity, url, refusal)
 
 
 CODES: dict[str, Code] = {
@@ -183,32 +191,45 @@ CODES: dict[str, Code] = {
             "user-exception",
             "not an export refusal: your code raised an exception while it ran",
             "fix the bug; the same exception happens in eager",
+            refusal=False,
+        ),
+        _c(
+            "raised-only-when-traced",
+            "an exception raised while tracing that eager does not raise on the same inputs (a check "
+            "that reads values or Python types tracing replaces, e.g. a `SymBool` where a `bool` is needed)",
+            "keep the check off the traced path (`if not torch.compiler.is_exporting(): ...`) or state "
+            "it as `torch._check(...)`",
         ),
         _c(
             "import-error",
             "the file raised while being imported, so nothing was exported",
             "fix the error on this line",
+            refusal=False,
         ),
         _c(
             "inputs-error",
             "building the example inputs raised, so nothing was exported",
             "fix the code that builds the inputs",
+            refusal=False,
         ),
         _c(
             "module-init-error",
             "the module could not be constructed (`__init__` raised)",
             "fix the constructor, or give the arguments it needs",
+            refusal=False,
         ),
         _c(
             "user-exit",
             "the code called `sys.exit()` / raised SystemExit or KeyboardInterrupt",
             'do not exit from module code; guard scripts with `if __name__ == "__main__":`',
+            refusal=False,
         ),
         _c(
             "out-of-memory",
             "the export ran out of the memory limit",
             "use smaller example inputs or "
             "build the model on `torch.device('meta')`, or raise the memory limit",
+            refusal=False,
         ),
         # Exported, but the program does not do what eager does (silent.py).
         _c(
@@ -243,6 +264,7 @@ CODES: dict[str, Code] = {
             "ExportLens itself failed on this module",
             "please report it",
             severity="warning",
+            refusal=False,
         ),
         _c(
             "syntax-error",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .codes import registered
 from .findings import Finding
 
 TRACER_NAMES = {"strict": "strict (dynamo)", "non-strict": "non-strict (fake tensors)"}
@@ -25,7 +26,8 @@ def merge_tracers(findings: list[Finding], exported: dict[str, bool]) -> list[Fi
         if key in merged:
             first = merged[key]
             if first.mode != finding.mode:
-                note = " (both tracers refuse)" if first.severity == "error" else ""
+                refused = first.severity == "error" and registered(first.code).refusal
+                note = " (both tracers refuse)" if refused else ""
                 merged[key] = replace(first, mode="both", message=first.message + note)
             continue
         merged[key] = finding
@@ -34,7 +36,7 @@ def merge_tracers(findings: list[Finding], exported: dict[str, bool]) -> list[Fi
     for key in order:
         finding = merged[key]
         other = OTHER.get(finding.mode or "")
-        if other and finding.severity == "error":
+        if other and finding.severity == "error" and registered(finding.code).refusal:
             finding = replace(
                 finding, message=finding.message + _other_tracer(finding, other, findings, exported)
             )

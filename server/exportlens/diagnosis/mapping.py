@@ -27,18 +27,10 @@ from .locate import (
     user_frames,
     workspace_frames,
 )
+from .traced_only import refine
 
 _STRICT = "strict export (dynamo)"
 _NON_STRICT = "non-strict export (fake tensors)"
-_NOT_A_REFUSAL = {
-    "user-exception",
-    "import-error",
-    "inputs-error",
-    "module-init-error",
-    "user-exit",
-    "out-of-memory",
-    "internal-error",
-}
 
 
 def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
@@ -53,6 +45,9 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
             findings.append(finding)
     if record.get("more_skipped") == "meta" and findings:
         findings[0].message += META_SKIPPED
+    for cut_short in (record.get("more_truncated"), record.get("guard_sites_budget")):
+        if cut_short and findings:  # the worker's words: which pass ran out of time, what to raise
+            findings[0].message += f" ({cut_short}.)"
     return [_inside(f, ctx) for f in findings]
 
 
@@ -92,8 +87,13 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     record["library_init"] = bool(library and library.get("name") == "__init__")
     # The culprit's text: the user's line, else the library line that refused.
     text_at = culprit or (sources.condition(sources.place(library)) if library else None)
-    kind = classify(
-        record, sources.snippet(text_at) if text_at else "", sources.statement(text_at) if text_at else ""
+    kind = refine(
+        classify(
+            record,
+            sources.snippet(text_at) if text_at else "",
+            sources.statement(text_at) if text_at else "",
+        ),
+        record,
     )
     if kind.where == "guard":
         site = guard_frames(record, kind)
@@ -148,7 +148,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
 def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContext) -> str:
     entry = registered(code)
     detail = f" ({kind.detail})" if kind.detail else ""
-    if code in _NOT_A_REFUSAL:
+    if not entry.refusal:
         head = f"{entry.why[:1].upper()}{entry.why[1:]}{detail}."
     else:
         tracer = (

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
+from .budget import Budget, OutOfBudget
 from .failure import MESSAGE_LIMIT, describe_failure
 
 _RUNTIME_ERROR_MRO = ["RuntimeError", "Exception", "BaseException", "object"]
@@ -45,16 +46,22 @@ _NOT_USER = tuple(
 )
 
 
-def more_failures(exc: BaseException, attempt: Any, strict: bool, path: str) -> list[dict[str, Any]]:
+def more_failures(
+    exc: BaseException, attempt: Any, strict: bool, path: str, budget: Budget | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """The other failures, and whether the search ran out of `budget` (what it found is kept)."""
     if attempt is None or not _supported():
-        return []
+        return [], False
     first = describe_failure(exc, "export", attempt, strict, path)["frames"]
     seen = {key for key in (_innermost(first), _innermost(_real_stack_frames(exc))) if key is not None}
     events: list[dict[str, Any]] = []
     late: BaseException | None = None
+    truncated = False
     try:
-        with _real_values(events):
+        with budget.bounded() if budget else contextlib.nullcontext(), _real_values(events):
             _export(attempt)
+    except OutOfBudget:
+        truncated = True
     except Exception as error:  # noqa: BLE001 - a failure the retrace could not patch past
         late = error
     records: list[dict[str, Any]] = []
@@ -75,7 +82,7 @@ def more_failures(exc: BaseException, attempt: Any, strict: bool, path: str) -> 
             if violation:
                 record.update(_guard_sites(attempt))
             records.append(record)
-    return records[:MAX_EXTRA]
+    return records[:MAX_EXTRA], truncated
 
 
 def _supported() -> bool:
@@ -194,10 +201,15 @@ def _hooks(events: list[dict[str, Any]]) -> Iterator[None]:
 
 
 def _user_frames(frame: FrameType | None) -> list[dict[str, Any]]:
-    """The live stack's user frames, outermost first, with CPython's (byte) columns."""
-    frames = []
+    """The live stack's user frames, outermost first, with CPython's (byte) columns; then the
+    library frames inside the innermost one (`torch.distributions` validating, a library's
+    check) that led to the event, innermost last: where the guard was really made."""
+    frames: list[dict[str, Any]] = []
+    inside: list[dict[str, Any]] = []  # library frames deeper than any user frame seen so far
     while frame is not None:
         code = frame.f_code
+        if not frames and _is_library(code.co_filename):
+            inside.append({"path": code.co_filename, "line": frame.f_lineno, "name": code.co_name})
         if _is_user(code.co_filename):
             line, end_line, col, end_col = frame.f_lineno, None, None, None
             if frame.f_lasti >= 0 and hasattr(code, "co_positions"):
@@ -217,7 +229,21 @@ def _user_frames(frame: FrameType | None) -> list[dict[str, Any]]:
                 }
             )
         frame = frame.f_back
-    return frames[::-1]
+    return frames[::-1] + inside[:LIBRARY_FRAMES][::-1]
+
+
+LIBRARY_FRAMES = 4
+# torch's public layers a user calls (not its tracing machinery), and any installed package.
+_LIBRARY_PARTS = ("/torch/nn/", "/torch/distributions/", "/site-packages/", "/dist-packages/")
+_TORCH_MACHINERY = ("/torch/_", "/torch/fx/", "/torch/export/", "/torch/utils/", "/torch/overrides")
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_library(filename: str) -> bool:
+    if not any(part in filename for part in _LIBRARY_PARTS) or "/exportlens/" in filename:
+        return False
+    torch_at = filename.rfind("/torch/")
+    return torch_at < 0 or not filename[torch_at:].startswith(_TORCH_MACHINERY)
 
 
 @functools.lru_cache(maxsize=4096)

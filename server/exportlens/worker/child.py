@@ -17,7 +17,14 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from . import protocol
+from .budget import Budget, OutOfBudget
 from .isolation import isolate_child
+
+# Said when an extra pass after the first failure ran out of the job's time (the first is kept).
+OUT_OF_TIME = (
+    "{what} ran out of the time limit and was stopped; what it found is shown. Raise `timeoutSeconds`"
+    " (`--timeout`) to give it more, or switch it off with `allFailures: false` (`--first-failure-only`)"
+)
 
 
 def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoReturn:
@@ -28,7 +35,7 @@ def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoR
         def report_early(partial: dict[str, Any]) -> None:
             protocol.write_all(result_fd, protocol.encode({**partial, "partial": True}))
 
-        result = execute(job, report_early)
+        result = execute(job, report_early, entered)
         result["entered"] = entered
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
         result = {
@@ -55,7 +62,9 @@ def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoR
 
 
 def execute(
-    job: dict[str, Any], report_early: Callable[[dict[str, Any]], None] | None = None
+    job: dict[str, Any],
+    report_early: Callable[[dict[str, Any]], None] | None = None,
+    entered: float | None = None,
 ) -> dict[str, Any]:
     """Run the job; `report_early` gets the first failure before more are searched for."""
     import torch
@@ -73,6 +82,7 @@ def execute(
         return verify(job)
     spec = job["target"]["inputs"]
     path, source = job["path"], job["source"]
+    budget = Budget((entered or time.monotonic()) + float(job.get("timeout") or 30.0))
     stage = "import"
     attempt: Attempt | None = None
     strict = bool(job.get("strict"))
@@ -144,10 +154,21 @@ def execute(
             try:
                 from .failure import guard_sites
 
-                record["guard_sites"] = guard_sites(attempt, strict)
+                with budget.bounded(share=0.5):  # half of what is left: the search gets the rest
+                    record["guard_sites"] = guard_sites(attempt, strict)
+            except OutOfBudget:
+                record["guard_sites_budget"] = OUT_OF_TIME.format(
+                    what="finding the line that added the guard"
+                )
             except BaseException as inner:  # noqa: BLE001 - locating is best effort
                 record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
             record["locate_seconds"] = time.perf_counter() - located
+        if rerun and attempt is not None:
+            from .eager import eager_verdict
+
+            eager = eager_verdict(attempt, record)
+            if eager is not None:
+                record["eager"] = eager
         tick("failure")
         search = rerun and job.get("all_failures", True)
         if search and attempt is not None and attempt.meta and _data_dependent(record):
@@ -159,7 +180,9 @@ def execute(
             if report_early is not None:
                 report_early({"status": "failed", "strict": strict, "failure": record, "timings": timings})
             try:
-                record["more"] = more_failures(exc, attempt, strict, path)
+                record["more"], truncated = more_failures(exc, attempt, strict, path, budget)
+                if truncated:
+                    record["more_truncated"] = OUT_OF_TIME.format(what="the search for more failures")
             except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
                 record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
             tick("more_failures")

@@ -1,0 +1,28 @@
+"""Does the module run eagerly on the same inputs? Decides whether "your code raised" is true.
+
+An exception raised from user (or library) code while tracing is the user's own only if eager
+raises it too. When eager passes, it is a tracer refusal: a `SymBool` reaching an argument that
+must be a plain `bool`, a `torch.distributions` constructor validating fake values, a library
+check that reads values tracing does not have.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_TORCH_RAISED = ("Torch", "Unsupported", "UserError", "GuardOnDataDependent")
+
+
+def eager_verdict(attempt: Any, record: dict[str, Any]) -> dict[str, Any] | None:
+    """{"ok": True} or {"ok": False, "exc_type", "message"}; None when not worth asking."""
+    import torch
+
+    mro = record.get("exc_mro") or []
+    if attempt is None or attempt.meta or any(name.startswith(_TORCH_RAISED) for name in mro):
+        return None  # torch's own refusal, or no real values to run on
+    try:
+        with torch.no_grad():
+            attempt.module(*attempt.args, **(attempt.kwargs or {}))
+    except Exception as exc:  # noqa: BLE001 - what eager does is the answer
+        return {"ok": False, "exc_type": type(exc).__name__, "message": str(exc)[:500]}
+    return {"ok": True}
