@@ -278,6 +278,13 @@ CODES: dict[str, Code] = {
             severity="information",
         ),
         _c(
+            "possible-later-failure",
+            "the search past the first failure found this one, but whether the real export gets here "
+            "depends on how the earlier failure is fixed",
+            "fix the earlier failure first; check again",
+            severity="information",
+        ),
+        _c(
             "guessed-inputs-failed",
             "the export failed on inputs ExportLens guessed (from the first layer), which may be wrong",
             "give the module real inputs: an `example_inputs(self)` method, or a "

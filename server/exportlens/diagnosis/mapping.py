@@ -15,6 +15,7 @@ from ..textpos import SourceText, utf16_len
 from .context import DiagnosisContext
 from .guards import guard_frames
 from .kinds import Kind, classify
+from .later import soften_possible
 from .locate import (
     Place,
     Sources,
@@ -37,8 +38,13 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     findings: list[Finding] = []
     seen: set[tuple[str, str, int, int]] = set()
-    for one in [record, *(record.get("more") or [])]:
-        finding = _one(one, ctx, sources)
+    mapped = soften_possible(
+        record,
+        [_one(one, ctx, sources) for one in [record, *(record.get("more") or [])]],
+        ctx.source,
+        ctx.path,
+    )
+    for finding in mapped:
         key = (finding.code, finding.path, finding.range.start.line, finding.range.start.character)
         if key not in seen:
             seen.add(key)
