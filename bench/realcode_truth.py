@@ -1,0 +1,188 @@
+"""torch's own verdict on every export of the real-code corpus: the ground truth, without ExportLens.
+
+    .venv/bin/python bench/realcode_truth.py [CORPUS] [--case NAME] [--json OUT]
+
+For each case folder of CORPUS (default tests/data/realcode/corpus), each `export_*.py` script
+runs as `__main__` with `torch.export.export` replaced by a recorder that exports each call
+twice, non-strict and strict, catches the exception, and goes on with the script. Each call
+prints: the script line of the call, the tracer, `exported` or torch's exception type and
+first line, and the innermost frame inside the case folder (Python's traceback; for strict,
+also the `File "...", line N` of dynamo's "from user code:" text). A refusal with no frame
+(torch's constraint violations) prints the shape guards torch logged with their user line
+("[guard added] ... at file:line"), to find the culprit by reading them.
+
+Nothing of ExportLens runs here: this is what the corpus tests are checked against, by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import runpy
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT = ROOT / "tests" / "data" / "realcode" / "corpus"
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+class GuardLog(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if "guard added" in text or "runtime_assert" in text or "set_replacement" in text:
+            self.lines.append(text.splitlines()[0][:300])
+
+
+def _innermost(exc: BaseException, folder: Path) -> tuple[str, int] | None:
+    frames = [
+        (f.filename, f.lineno or 0)
+        for f in traceback.extract_tb(exc.__traceback__)
+        if Path(f.filename).resolve().is_relative_to(folder)
+        and not Path(f.filename).name.startswith("export_")
+    ]
+    text = str(exc)
+    if "from user code:" in text:
+        text_frames = [
+            (p, int(n))
+            for p, n in _FRAME.findall(text.split("from user code:", 1)[1])
+            if Path(p).resolve().is_relative_to(folder) and not Path(p).name.startswith("export_")
+        ]
+        if text_frames:
+            return str(Path(text_frames[-1][0]).relative_to(folder)), text_frames[-1][1]
+    if frames:
+        return str(Path(frames[-1][0]).resolve().relative_to(folder)), frames[-1][1]
+    return None
+
+
+def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, Any]]:
+    real_export = torch.export.export
+    records: list[dict[str, Any]] = []
+
+    def recorder(mod: Any, args: Any, kwargs: Any = None, **options: Any) -> Any:
+        caller = sys._getframe(1)
+        line = caller.f_lineno if Path(caller.f_code.co_filename).resolve() == script.resolve() else 0
+        options.pop("strict", None)
+        result = None
+        for strict in (False, True):
+            guards.lines.clear()
+            record: dict[str, Any] = {
+                "script": script.name,
+                "line": line,
+                "module": type(mod).__name__,
+                "mode": "strict" if strict else "non-strict",
+            }
+            try:
+                result = real_export(mod, args, kwargs, strict=strict, **options)
+                record["verdict"] = "exported"
+            except Exception as exc:
+                record["verdict"] = type(exc).__name__
+                record["message"] = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+                record["frame"] = _innermost(exc, folder)
+                if record["frame"] is None:
+                    record["guards"] = list(guards.lines)
+            records.append(record)
+        return result
+
+    torch.export.export = recorder  # type: ignore[assignment]
+    saved = list(sys.path)
+    sys.path[:0] = [str(script.parent)]
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except Exception as exc:  # the script itself failed after (or before) its exports
+        records.append(
+            {
+                "script": script.name,
+                "line": 0,
+                "module": "",
+                "mode": "",
+                "verdict": "script-error",
+                "message": f"{type(exc).__name__}: {exc}"[:300],
+                "frame": _innermost(exc, folder),
+            }
+        )
+    finally:
+        torch.export.export = real_export  # type: ignore[assignment]
+        sys.path[:] = saved
+        for name in [
+            n
+            for n, m in sys.modules.items()
+            if getattr(m, "__file__", None) and Path(m.__file__).resolve().is_relative_to(folder)
+        ]:  # type: ignore[arg-type]
+            del sys.modules[name]
+    return records
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("corpus", nargs="?", default=str(DEFAULT))
+    parser.add_argument("--case", action="append")
+    parser.add_argument("--json")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    corpus = Path(args.corpus).resolve()
+    cases = sorted(p for p in corpus.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    if not args.child:  # one process per case: dynamo's caches and `model` modules never cross cases
+        everything = []
+        for folder in cases:
+            if args.case and folder.name not in args.case:
+                continue
+            out = Path(f"/tmp/realcode_truth_{folder.name}.json")
+            command = [
+                sys.executable,
+                __file__,
+                str(corpus),
+                "--case",
+                folder.name,
+                "--child",
+                "--json",
+                str(out),
+            ]
+            subprocess.run(command, check=False, stderr=subprocess.DEVNULL)
+            if out.exists():
+                everything.extend(json.loads(out.read_text(encoding="utf-8")))
+        if args.json:
+            Path(args.json).write_text(json.dumps(everything, indent=1), encoding="utf-8")
+        return
+    guards = GuardLog()
+    for name in ("torch.fx.experimental.symbolic_shapes",):
+        logger = logging.getLogger(name)
+        logger.addHandler(guards)
+        logger.setLevel(logging.INFO)
+    torch._logging.set_logs(dynamic=logging.INFO)
+    logging.getLogger("torch.fx.experimental.symbolic_shapes").propagate = False
+    everything: list[dict[str, Any]] = []
+    for folder in cases:
+        if args.case and folder.name not in args.case:
+            continue
+        for script in sorted(folder.glob("export_*.py")):
+            for record in run_script(script, folder.resolve(), guards):
+                record["case"] = folder.name
+                everything.append(record)
+                where = record.get("frame")
+                place = f"{where[0]}:{where[1]}" if where else "-"
+                print(
+                    f"{folder.name:18} {record['script']}:{record['line']:<4} {record['module']:22} "
+                    f"{record['mode']:10} {record['verdict']:34} {place}"
+                )
+                if record.get("message"):
+                    print(f"{'':20}{record['message'][:200]}")
+                for guard in record.get("guards", [])[-12:]:
+                    print(f"{'':24}| {guard[:220]}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(everything, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
