@@ -33,12 +33,13 @@ class Record:
     checked: list[dict[str, Any]] = field(default_factory=list)
 
 
-def make_client() -> LanguageClient:
+def make_client(own: frozenset[str] = frozenset()) -> LanguageClient:
+    """A recording client; the caller registers its own handlers for the methods in `own`."""
     client = LanguageClient()
     record = Record()
     client.record = record  # type: ignore[attr-defined]
     for method, handler in DEFAULT_CLIENT_FEATURES.items():
-        if method != types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+        if method != types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS and method not in own:
             client.feature(method)(handler)
 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)

@@ -7,10 +7,12 @@ import logging
 import os
 import re
 import tempfile
+import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -19,11 +21,15 @@ from ..check import CheckOptions
 from ..engine import Engine, EngineOptions
 from ..findings import Finding
 from .diagnostics import to_diagnostic
+from .protocol import ExportLensProtocol
 from .scheduler import CHECKED, Scheduler
 from .settings import Settings, merge
 from .sites import SiteIndex
 from .state import FileState
 from .trust import is_trusted
+
+if TYPE_CHECKING:
+    from pygls.server import ServerErrors
 
 log = logging.getLogger("exportlens.lsp")
 SECTION = "exportlens"
@@ -41,13 +47,30 @@ def buffer_path(uri: str) -> str:
 
 class ExportLensServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("exportlens", __version__)
+        super().__init__("exportlens", __version__, protocol_cls=ExportLensProtocol)
+        self._reporting = False
         self.settings = Settings()
         self.init_trusted = True
         self.files: dict[str, FileState] = {}
         self.site_index = SiteIndex()
         self.scheduler = Scheduler(self)
         self._engine: Engine | None = None
+
+    def report_server_error(self, error: Exception, source: ServerErrors) -> None:
+        """An error pygls caught (a notification handler's exception, a message it could not
+        read or send): logged with its traceback, never shown as a message (pygls's default
+        toast): the user can do nothing about these. (Failures they can act on, such as an
+        interpreter without torch, are diagnostics that say what to do.)"""
+        if source is FeatureRequestError:
+            return  # the client has it in its answer; pygls logged the traceback (stderr)
+        if self._reporting:  # the log goes to the client too: if sending failed, stderr only
+            logging.getLogger("pygls").error("while reporting an error: %s", error)
+            return
+        self._reporting = True
+        try:
+            log.error("internal error (%s): %s%s", source.__name__, error, _traceback(error))
+        finally:
+            self._reporting = False
 
     # -- settings and trust -------------------------------------------------
     @property
@@ -158,10 +181,21 @@ class ExportLensServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         lens = workspace.code_lens if workspace else None
         if lens and lens.refresh_support:
-            self.workspace_code_lens_refresh(None, callback=lambda *_: None)
+            self.workspace_code_lens_refresh(None)  # a callback would log a traceback per failed refresh
 
     async def shutdown_all(self) -> None:
         for uri in list(self.files):
             self.scheduler.close(uri)
         await asyncio.sleep(0)
         await self.close_engine()
+
+
+def _traceback(error: BaseException) -> str:
+    """The traceback of `error`: its own, or the one pygls keeps in a JsonRpcException's data."""
+    if error.__traceback__ is not None:
+        return "\n" + "".join(traceback.format_exception(error)).rstrip()
+    data = getattr(error, "data", None)
+    frames = data.get("traceback") if isinstance(data, dict) else None
+    if isinstance(frames, list) and frames:
+        return "\nTraceback (most recent call last):\n" + "".join(map(str, frames)).rstrip()
+    return ""
