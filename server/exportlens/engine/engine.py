@@ -108,6 +108,10 @@ class Engine:
                     raise
 
     async def close(self) -> None:
+        starting, self._starting = self._starting, None
+        if starting is not None and not starting.done():
+            starting.cancel()  # a worker still loading torch is killed, not left to finish
+            await asyncio.wait([starting])
         if self._worker is not None:
             await self._worker.close()
             self._worker = None

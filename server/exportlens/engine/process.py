@@ -24,6 +24,9 @@ log = logging.getLogger("exportlens.worker")
 
 WORKER_DIR = Path(__file__).resolve().parent.parent / "worker"
 STARTUP_TIMEOUT = 180.0
+# When its stdin closes the worker kills its jobs and exits (tens of ms); one still there after
+# this is killed (its children die with it): closing never holds a client's shutdown up long.
+CLOSE_GRACE = 2.0
 
 
 MIN_TORCH = (2, 1)  # torch.export
@@ -107,6 +110,9 @@ class WorkerProcess:
             raise WorkerError(
                 f"the worker ({self.python}) did not start in {STARTUP_TIMEOUT:.0f} s"
             ) from None
+        except asyncio.CancelledError:  # the engine closed while torch was still loading
+            await self.kill()
+            raise
         message = json.loads(first) if first.strip() else {}
         too_old = torch_too_old(message.get("torch"))
         if too_old:
@@ -197,7 +203,7 @@ class WorkerProcess:
         if self._proc is not None and self._proc.stdin is not None and self.alive:
             self._proc.stdin.close()
             try:
-                await asyncio.wait_for(self._proc.wait(), 5.0)
+                await asyncio.wait_for(self._proc.wait(), CLOSE_GRACE)
             except asyncio.TimeoutError:
-                pass
+                log.warning("the worker did not exit within %.0f s of being closed: killed", CLOSE_GRACE)
         await self.kill()

@@ -24,7 +24,7 @@ from . import protocol
 from .children import can_fork, describe_status, kill_group, spawn_child
 from .isolation import become_subreaper, die_with_parent, sweep_strays
 from .spare import Spares
-from .warmup import prepare_for_forking, warm_up
+from .warmup import prepare_for_forking, torch_origin, warm_up
 
 OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
 
@@ -107,14 +107,20 @@ class Worker:
             return None
         return Running.began(job, *taken, now)
 
-    def reap(self) -> None:
-        for pid in list(self.reaping):
-            try:
-                if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                    continue
-            except ChildProcessError:
-                pass
-            self.reaping.discard(pid)
+    def reap(self, wait: float = 0.0) -> None:
+        """Reap the children in `reaping` that are gone; for up to `wait` s, until all are."""
+        deadline = time.monotonic() + wait
+        while True:
+            for pid in list(self.reaping):
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                        continue
+                except ChildProcessError:
+                    pass
+                self.reaping.discard(pid)
+            if not self.reaping or time.monotonic() >= deadline:
+                return
+            time.sleep(0.01)
 
     def fork(self, job: dict[str, Any]) -> Running:
         result_r, result_w = os.pipe()
@@ -224,7 +230,9 @@ class Worker:
                 except BlockingIOError:
                     data = b"?"
                 if not data:
-                    stdin_open = False  # engine went away: finish up and exit
+                    # the engine went away: end what runs, start none of the queue (no one reads it)
+                    stdin_open = False
+                    self.queue.clear()
                     for run in self.running.values():
                         run.killed = run.killed or "cancelled"
                         kill_group(run.pid)
@@ -245,6 +253,7 @@ class Worker:
                     self.finish(run)
 
         self.spares.drop()
+        self.reap(wait=1.0)  # what it killed is gone by the time the engine sees it exit
 
 
 def child_exited(run: Running) -> bool:
@@ -255,17 +264,6 @@ def child_exited(run: Running) -> bool:
         return False
     run.exit_status = status
     return True
-
-
-def torch_origin() -> str | None:
-    """The file `import torch` loads in this interpreter (None: there is none)."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("torch")
-    except (ImportError, ValueError):
-        return None
-    return spec.origin if spec is not None else None
 
 
 def main() -> None:
@@ -302,3 +300,6 @@ def main() -> None:
         }
     )
     worker.loop()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # nothing left to write: skip the interpreter's teardown of torch (~0.5 s)

@@ -74,3 +74,14 @@ def prepare_for_forking() -> None:
     # Frozen objects are never scanned by the collector, so a child's garbage
     # collections do not write to (and copy) every page of the inherited heap.
     gc.freeze()
+
+
+def torch_origin() -> str | None:
+    """The file `import torch` loads in this interpreter (None: there is none)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None else None
