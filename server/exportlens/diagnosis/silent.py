@@ -18,7 +18,13 @@ from typing import Any
 from ..findings import Finding, Range
 from ..textpos import SourceText
 from .context import DiagnosisContext
-from .silent_ast import span
+from .effects import KINDS as PROCESS_KINDS
+from .effects import explain, explain_cache
+from .silent_ast import FUNCTIONAL_TRAINING as _FUNCTIONAL
+from .silent_ast import built_from, span
+from .silent_ast import call_on_line as _call_on_line
+from .silent_ast import mutation_on_line as _mutation_on_line
+from .silent_ast import passes_training as _passes_training
 from .silent_static import Site, find_sites
 
 SIDE_EFFECT = "side-effect-baked"
@@ -49,9 +55,11 @@ def silent_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Find
         return []
     text = SourceText(ctx.source)
     facts = summary.get("facts") or {}
-    findings = [
-        f for site in find_sites(tree, ctx.source, ctx.module)[0] if (f := _site(site, summary, ctx, text))
-    ]
+    # The module's own forward, and those of the file's classes it is built from: a KV cache or a
+    # print in a submodule's forward is baked in just the same.
+    found = [site for name in built_from(tree, ctx.module) for site in find_sites(tree, ctx.source, name)[0]]
+    sites = list({(s.line, s.col, s.kind): s for s in found}.values())  # a base class's, once
+    findings = [f for site in sites if (f := _site(site, summary, ctx, text))]
     if ctx.inputs == "export-call":  # a module ExportLens built itself is in train mode by default
         findings += _training(facts.get("training_ops", []), tree, ctx, text)
     findings += _mutations(facts.get("input_mutations", []), tree, ctx, text)
@@ -67,6 +75,15 @@ def _site(site: Site, summary: dict[str, Any], ctx: DiagnosisContext, text: Sour
     self_mutated = any("L['self']" in w and "side effects" in w for w in warnings_text)
     tensor_attrs = {m.rpartition(".")[2] for w in warnings_text for m in _TENSOR_ATTR.findall(w)}
     kind, code = site.kind, SIDE_EFFECT
+    if kind in PROCESS_KINDS and strict:
+        return None  # dynamo refuses these when it traces them: an export that passed did not
+    if kind == "tensor-attribute-inplace":
+        constants = {
+            str(i.get("target")) for i in summary.get("inputs", []) if i.get("kind") == "constant_tensor"
+        }
+        if not any(c == site.name or c.endswith("." + site.name) for c in constants):
+            return None  # export did not make it a constant (a registered buffer after all)
+        code = TENSOR_ATTRIBUTE
     if kind == "global-mutation" and strict and site.name not in side_globals:
         return None  # dynamo tracks global mutation and did not see this one run
     if kind == "tensor-attribute":
@@ -100,6 +117,10 @@ def _site(site: Site, summary: dict[str, Any], ctx: DiagnosisContext, text: Sour
 
 def _explain(kind: str, site: Site, mode: str) -> tuple[str, dict[str, Any]]:
     where = f"`{site.function}` (called from forward)" if site.function != "forward" else "`forward`"
+    if kind in PROCESS_KINDS:
+        return explain(kind, site.text, where)
+    if kind == "tensor-attribute-inplace":
+        return explain_cache(site.name, site.text)
     once = "runs once, while exporting, and is not part of the exported program"
     guard = "Move it out of forward, or guard it with `if not torch.compiler.is_exporting():`."
     if kind in ("print", "logging"):
@@ -222,56 +243,6 @@ def _mutations(
 
 
 Span = tuple[int, int, int, int]
-
-
-_FUNCTIONAL = {
-    "dropout": 2,
-    "alpha_dropout": 2,
-    "feature_alpha_dropout": 2,
-    "dropout1d": 2,
-    "dropout2d": 2,
-    "dropout3d": 2,
-    "batch_norm": 5,
-    "rrelu": 3,
-}
-
-
-def _call_on_line(tree: ast.Module, line: int, names: list[str]) -> ast.Call | None:
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line]
-    for call in sorted(calls, key=lambda n: n.col_offset):
-        func = call.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in names:
-            return call
-    return None
-
-
-def _passes_training(call: ast.Call) -> bool:
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if name not in _FUNCTIONAL:
-        return True  # a layer call: .eval() switches it
-    return any(k.arg == "training" for k in call.keywords) or len(call.args) > _FUNCTIONAL[name]
-
-
-def _mutation_on_line(tree: ast.Module, line: int, name: str) -> Span | None:
-    for node in ast.walk(tree):
-        if getattr(node, "lineno", None) != line:
-            continue
-        if isinstance(node, (ast.AugAssign, ast.Assign)) and name in {
-            n.id
-            for t in getattr(node, "targets", [getattr(node, "target", None)])
-            for n in ast.walk(t)
-            if isinstance(n, ast.Name)
-        }:
-            return span(node)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr.endswith("_")
-        ):
-            return span(node)
-    return None
 
 
 def _range(text: SourceText, line: int, col: int, end_line: int, end_col: int) -> Range:

@@ -77,3 +77,66 @@ def dotted(node: ast.expr) -> str:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return ""
+
+
+FUNCTIONAL_TRAINING = {
+    "dropout": 2,
+    "alpha_dropout": 2,
+    "feature_alpha_dropout": 2,
+    "dropout1d": 2,
+    "dropout2d": 2,
+    "dropout3d": 2,
+    "batch_norm": 5,
+    "rrelu": 3,
+}
+
+
+def call_on_line(tree: ast.Module, line: int, names: list[str]) -> ast.Call | None:
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.lineno == line]
+    for call in sorted(calls, key=lambda n: n.col_offset):
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in names:
+            return call
+    return None
+
+
+def passes_training(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name not in FUNCTIONAL_TRAINING:
+        return True  # a layer call: .eval() switches it
+    return any(k.arg == "training" for k in call.keywords) or len(call.args) > FUNCTIONAL_TRAINING[name]
+
+
+def mutation_on_line(tree: ast.Module, line: int, name: str) -> tuple[int, int, int, int] | None:
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) != line:
+            continue
+        if isinstance(node, (ast.AugAssign, ast.Assign)) and name in {
+            n.id
+            for t in getattr(node, "targets", [getattr(node, "target", None)])
+            for n in ast.walk(t)
+            if isinstance(n, ast.Name)
+        }:
+            return span(node)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr.endswith("_")
+        ):
+            return span(node)
+    return None
+
+
+def built_from(tree: ast.Module, class_name: str) -> list[str]:
+    """`class_name` and the file's classes it uses, directly or through each other, in that order."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    order, todo = [class_name], [class_name]
+    while todo:
+        cls = classes.get(todo.pop())
+        for node in ast.walk(cls) if cls is not None else ():
+            if isinstance(node, ast.Name) and node.id in classes and node.id not in order:
+                order.append(node.id)
+                todo.append(node.id)
+    return order

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from .effects import CALLS as PROCESS_CALLS
+from .effects import FILE_METHODS, PROCESS_MAPPINGS, TENSOR_FACTORIES
 from .silent_ast import dotted, import_aliases, is_self, lineage, mentions, module_globals, span
 
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
@@ -164,6 +166,16 @@ class _Walker(ast.NodeVisitor):
         self.visit(node.value)
 
     def _store(self, target: ast.expr, stmt: ast.stmt, augmented: bool) -> None:
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute):
+            owner = target.value
+            if is_self(owner.value) and owner.attr not in self.info.registered:
+                # `self.cache_k[:b, s:e] = xk` / `self.grid[i] = ...`: an item of plain state
+                tensor = _tensor_factory(self.info.init_values.get(owner.attr))
+                self.add("tensor-attribute-inplace" if tensor else "attribute-mutation", owner.attr, stmt)
+                return
+            if self._resolve(dotted(owner) or "") in PROCESS_MAPPINGS:
+                self.add("process-state", dotted(owner) or "", stmt)
+                return
         if isinstance(target, ast.Attribute) and is_self(target.value):
             name = target.attr
             if name in self.info.registered:
@@ -194,6 +206,19 @@ class _Walker(ast.NodeVisitor):
             self.plain_calls.add(func.id)
         if full == "print" or (full == "builtins.print"):
             self.add("print", "print", node)
+        elif full in PROCESS_CALLS:
+            self.add(PROCESS_CALLS[full], full, node)
+        elif isinstance(func, ast.Attribute) and func.attr in FILE_METHODS:
+            self.add("file-io", func.attr, node)
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr.endswith("_")
+            and isinstance(func.value, ast.Attribute)
+            and is_self(func.value.value)
+            and func.value.attr not in self.info.registered
+            and _tensor_factory(self.info.init_values.get(func.value.attr))
+        ):
+            self.add("tensor-attribute-inplace", func.value.attr, node)  # `self.cache.copy_(...)`
         elif full == "id":
             self.add("id", "id", node)
         elif full in CLOCKS:
@@ -255,6 +280,14 @@ def _builds_state(value: ast.expr) -> bool:
         return False
     name = (dotted(value.func) or "").rpartition(".")[2]
     return name == "Parameter" or (name[:1].isupper() and name not in {"Tensor"})
+
+
+def _tensor_factory(value: ast.expr | None) -> bool:
+    """`torch.zeros(...)` and friends in `__init__`: the attribute holds a tensor."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = dotted(value.func) or ""
+    return name.startswith(("torch.", "th.")) and name.rpartition(".")[2] in TENSOR_FACTORIES
 
 
 def _plain_value(stmt: ast.stmt) -> bool:
