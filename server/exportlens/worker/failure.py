@@ -19,11 +19,12 @@ import traceback
 import types
 from typing import Any
 
+from .graph_breaks import causes, graph_break
+
 MESSAGE_LIMIT = 20_000
 CHAIN_LIMIT = 4
 GUARD_SITES_LIMIT = 400
 LIBRARY_FRAMES_PER_SITE = 4  # innermost library frames kept per guard: real models nest deeply
-_GB = re.compile(r"/gb/(gb\d+)\.html")
 _EXPORT_ENTRY = re.compile(r"/torch/(export|_export|_dynamo)/")
 _TORCH_PATH = re.compile(r"/(torch|functorch|torchgen)/")
 
@@ -41,25 +42,20 @@ def describe_failure(exc: BaseException, stage: str, attempt: Any, strict: bool,
         "frames": _frames(frames),
         "chain": _chain(exc),
     }
-    gb_type = getattr(exc, "gb_type", None)
-    if gb_type is None and isinstance(exc.__context__, BaseException):
-        gb_type = getattr(exc.__context__, "gb_type", None)  # UncapturedHigherOrderOpError wraps one
-    if gb_type is not None:
-        record["gb_type"] = str(gb_type)
-    if match := _GB.search(record["message"]):
-        record["gb_id"] = match.group(1)
+    record.update(graph_break(exc, record["message"]))
     error_type = getattr(exc, "error_type", None)
     if error_type is not None:
         record["error_type"] = getattr(error_type, "name", str(error_type))
-    cond = getattr(exc, "cond", None)
-    if cond is None and isinstance(exc.__context__, BaseException):
-        cond = getattr(exc.__context__, "cond", None)
+    # The guard's condition sits on the GuardOnDataDependentSymNode, which torch wraps (2.13:
+    # as __context__ of the UserError, 2.15: deeper in the chain).
+    cond = next((c for e in causes(exc) if (c := getattr(e, "cond", None)) is not None), None)
     if cond is not None:
         record["cond"] = str(cond)
     real_stack = getattr(exc, "real_stack", None)
     if real_stack:
         record["real_stack"] = _frames(real_stack)
-    func = getattr(exc, "func", None) or getattr(exc.__cause__, "func", None)
+    # The operator of an UnsupportedOperatorException, however deep torch wrapped it.
+    func = next((f for e in causes(exc) if hasattr(f := getattr(e, "func", None), "_schema")), None)
     if func is not None:
         record["op"] = str(func)
     return record
