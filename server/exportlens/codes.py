@@ -184,6 +184,12 @@ CODES: dict[str, Code] = {
             "make the `register_fake` function return what the real kernel returns",
             CUSTOM_OPS,
         ),
+        _c(
+            "unflattenable-output",
+            "forward returns an object torch.export cannot flatten into tensors (a class it does not know)",
+            "register it: `torch.export.register_dataclass(Cls)` for a dataclass, a pytree node otherwise; "
+            "or return a tuple / dict of tensors",
+        ),
         # kinds.py's deliberate fallback: a refusal that no code above describes.
         _c("export-error", "torch.export failed", "see the message"),
         # The checked code raised, exited or ran out of memory: not a refusal, eager does the same.

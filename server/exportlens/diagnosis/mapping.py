@@ -28,6 +28,7 @@ from .locate import (
     user_frames,
     workspace_frames,
 )
+from .outputs import output_kind, return_place
 from .traced_only import refine
 
 _STRICT = "strict export (dynamo)"
@@ -93,7 +94,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     record["library_init"] = bool(library and library.get("name") == "__init__")
     # The culprit's text: the user's line, else the library line that refused.
     text_at = culprit or (sources.condition(sources.place(library)) if library else None)
-    kind = refine(
+    kind = output_kind(record) or refine(
         classify(
             record,
             sources.snippet(text_at) if text_at else "",
@@ -117,6 +118,8 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
             places, culprit = [], export_call_place(ctx, part)
     elif kind.where in ("args", "dynamic_shapes"):
         places, culprit = [], export_call_place(ctx, kind.where)
+    elif kind.where == "return":
+        places, culprit = [], return_place(ctx, str(kind.fix.get("class", "")))
     elif kind.where == "anchor":
         places, culprit = [], None
     if culprit is None:

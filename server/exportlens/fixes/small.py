@@ -23,7 +23,24 @@ def small_fixes(source: str, line: int, code: str, data: dict[str, Any], module:
         return _buffer(source, line, code, str(data["name"]), module)
     if code == "no-example-inputs" and module:
         return _export_call(source, code, module)
+    if code == "unflattenable-output" and data.get("class"):
+        return _register_dataclass(source, code, str(data["class"]))
     return []
+
+
+def _register_dataclass(source: str, code: str, name: str) -> list[Fix]:
+    """`torch.export.register_dataclass(Name)` after the file's own `@dataclass class Name`."""
+    title = f"Register `{name}` with torch: `torch.export.register_dataclass({name})`"
+    cls = next((c for c in tree_of(source).body if isinstance(c, ast.ClassDef) and c.name == name), None)
+    if cls is None:
+        return [refused(title, code, "register-dataclass", f"`{name}` is not defined in this file")]
+    decorators = {(ast.unparse(d.func if isinstance(d, ast.Call) else d)) for d in cls.decorator_list}
+    if not decorators & {"dataclass", "dataclasses.dataclass"}:
+        why = f"`{name}` is no `@dataclass`: register it with `torch.utils._pytree.register_pytree_node`"
+        return [refused(title, code, "register-dataclass", why)]
+    end = node_lines(source.splitlines(keepends=True), cls)[1]
+    edit = Edit(end, end, f"\n\ntorch.export.register_dataclass({name})\n")
+    return [Fix(title, code, "register-dataclass", [edit])]
 
 
 def export_call(source: str, module: str | None) -> ast.Call | None:

@@ -20,6 +20,7 @@ from types import FrameType
 from typing import Any
 
 import torch
+import torch.utils._pytree as pytree
 
 from .inputs import build
 from .loader import load_module
@@ -221,6 +222,12 @@ def _same(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    leaves_a, spec_a = pytree.tree_flatten(a)
+    if (
+        len(leaves_a) != 1 or leaves_a[0] is not a
+    ):  # a registered container (a dataclass the fix registered): its leaves
+        leaves_b, spec_b = pytree.tree_flatten(b)
+        return spec_a == spec_b and all(_same(x, y) for x, y in zip(leaves_a, leaves_b, strict=True))
     return bool(a == b)
 
 
