@@ -16,6 +16,7 @@ from typing import Any
 
 from ..findings import Range, Related
 from ..textpos import SourceText, utf16_len
+from . import columns
 from .context import DiagnosisContext
 
 _PACKAGE = str(Path(__file__).resolve().parent.parent) + "/"
@@ -58,8 +59,14 @@ def workspace_frames(frames: list[dict[str, Any]], ctx: DiagnosisContext) -> lis
 def user_frames(record: dict[str, Any], ctx: DiagnosisContext) -> list[dict[str, Any]]:
     """Workspace frames, outermost first: dynamo's real stack, else the traceback, else the text."""
     for key in ("real_stack", "frames"):
-        found = workspace_frames(list(record.get(key) or []), ctx)
+        stack = list(record.get(key) or [])
+        found = workspace_frames(stack, ctx)
         if found:
+            innermost = found[-1]
+            if innermost.get("col") is None:  # torch 2.10's dynamo stacks: lines only
+                inner = stack[next(i for i, f in enumerate(stack) if f is innermost) + 1 :]
+                source = ctx.source if innermost["path"] == ctx.path else _read(str(innermost["path"]))
+                found[-1] = columns.fill(innermost, source, columns.callees(record, inner))
             return found
     for inner in record.get("chain") or []:
         found = workspace_frames(list(inner.get("frames") or []), ctx)
@@ -129,6 +136,13 @@ def text_frames(message: str, ctx: DiagnosisContext) -> list[dict[str, Any]]:
         {"path": m["path"], "line": int(m["line"]), "name": m["name"]} for m in _TEXT_FRAME.finditer(message)
     ]
     return workspace_frames(found, ctx)
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 class Sources:
