@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,9 +15,14 @@ from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult, Finding
 
 
+# The worker's interpreter: this one, unless EXPORTLENS_TEST_PYTHON names another (tools/versions.mk
+# runs the suites against other torch versions so; pytest itself always runs here).
+WORKER_PYTHON: str | None = os.environ.get("EXPORTLENS_TEST_PYTHON") or None
+
+
 @pytest_asyncio.fixture(scope="session")
 async def engine() -> AsyncIterator[Engine]:
-    engine = Engine(EngineOptions(timeout=60.0))
+    engine = Engine(EngineOptions(python=WORKER_PYTHON, timeout=60.0))
     await engine.worker()
     yield engine
     await engine.close()
