@@ -9,6 +9,7 @@ the lines the user is looking at, saved or not.  Only the top level up to
 from __future__ import annotations
 
 import ast
+import importlib
 import linecache
 import os
 import sys
@@ -34,11 +35,18 @@ def load_module(
     linecache.cache[path] = (len(source), None, source.splitlines(keepends=True), path)
     module = types.ModuleType(module_name)
     module.__file__ = path
-    if "." in module_name:
-        module.__package__ = module_name.rpartition(".")[0]
-    # Register so pickling, dataclasses and typing can find the module; never
-    # replace one that is already imported (a file called `copy.py`, say).
-    sys.modules.setdefault(module_name, module)
+    parent = module_name.rpartition(".")[0]
+    if parent:
+        module.__package__ = parent
+        # As `import pkg.mod` does: the parent packages first, their `__init__.py` files included
+        # (which may import this very file, from disk: then the buffer's version replaces it).
+        importlib.import_module(parent)
+        sys.modules[module_name] = module
+        setattr(sys.modules[parent], module_name.rpartition(".")[2], module)
+    else:
+        # Register so pickling, dataclasses and typing can find the module; never
+        # replace one that is already imported (a file called `copy.py`, say).
+        sys.modules.setdefault(module_name, module)
     tree = ast.parse(source, path)
     if stop is not None:
         cut = next(
