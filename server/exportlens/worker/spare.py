@@ -139,7 +139,10 @@ def _wait_for_job(job_r: int, result_w: int, output_w: int, signal_w: int, name:
         os.dup2(devnull, fd)
     os.close(devnull)
     with contextlib.suppress(BaseException):  # warming is an optimisation only
-        _touch()
+        from .torch_state import leaves_no_trace
+
+        with leaves_no_trace():  # as clean as a fresh fork: its exports leave nothing in torch
+            _touch()
     try:
         os.write(signal_w, b"w")
         chunks = []
