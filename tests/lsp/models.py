@@ -14,6 +14,9 @@ MLP = """
         def forward(self, x):
             y = self.fc(x)
             return torch.relu(y)
+
+        def example_inputs(self):  # real inputs: a guess alone never makes an error
+            return (torch.randn(2, 16),)
 """
 GUARDED = MLP.replace(
     "            return torch.relu(y)",

@@ -39,12 +39,8 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     findings: list[Finding] = []
     seen: set[tuple[str, str, int, int]] = set()
-    mapped = soften_possible(
-        record,
-        [_one(one, ctx, sources) for one in [record, *(record.get("more") or [])]],
-        ctx.source,
-        ctx.path,
-    )
+    each = [_one(one, ctx, sources) for one in [record, *(record.get("more") or [])]]
+    mapped = soften_possible(record, each)
     for finding in mapped:
         key = (finding.code, finding.path, finding.range.start.line, finding.range.start.character)
         if key not in seen:
