@@ -9,6 +9,7 @@ import {
   ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
+  LogMessageNotification,
   State,
   type ErrorHandler,
   type LanguageClientOptions,
@@ -26,6 +27,7 @@ import {
   type ServerSettings,
 } from './protocol';
 import { onInterpreterChange, selectedInterpreter } from './pythonExtension';
+import { serverOutputChannel } from './serverOutput';
 import { RESTART_SETTINGS, SECTION, modeLabel, readClientSettings, toServerSettings } from './settings';
 import type { ServerStatus } from './status';
 
@@ -199,7 +201,7 @@ export class ServerManager implements vscode.Disposable {
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file', language: 'python' }],
-      outputChannel: this.log,
+      outputChannel: serverOutputChannel(this.log),
       traceOutputChannel: this.log,
       initializationOptions,
       // hovers link to "Open the whole graph" (command:exportlens.showGraph?...): trust that one only
@@ -245,6 +247,11 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('exportlens', 'ExportLens', serverOptions, clientOptions);
+    // The server writes each log record to stderr, which the client copies into this channel,
+    // and sends it as window/logMessage too: both printed every line twice. stderr is the
+    // complete one (pygls's own warnings, a traceback when the server dies), so it stays.
+    // Lives as long as the client: it replaces the client's built-in handler.
+    client.onNotification(LogMessageNotification.type, () => undefined);
     this.clientDisposables.push(
       client.onNotification(FILE_CHECKED, (params: FileCheckedParams) => this.hooks.onFileChecked(params)),
       client.onDidChangeState((event) => {
