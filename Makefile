@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup sys-deps run check-examples test lint typecheck unit bench clean
+.PHONY: setup sys-deps run check-examples test lint typecheck unit bench screenshots clean
 
 setup: $(STAMP)
 
@@ -42,6 +42,12 @@ test: lint typecheck unit ext-check
 # machine): prints the table and writes bench/results/latest.md and latest.json.
 bench: setup
 	$(PY) bench/all.py
+
+# The README's screenshots. Tests write theirs under dist/ only (a clone stays clean after
+# `make test`); this runs the UI scenario and, only if it passed, replaces docs/screenshots/.
+screenshots: ext-ui
+	cp dist/screenshots/*.png docs/screenshots/
+	@echo "screenshots: docs/screenshots/ updated; look at each before committing"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

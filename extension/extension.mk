@@ -6,8 +6,10 @@
 #   make ext-unit     unit tests of the client's own logic (node --test)
 #   make ext-package  dist/exportlens.vsix (@vscode/vsce)
 #   make ext-test     extension-host tests inside a real code-server 4.100.3
-#   make ext-ui       Playwright UI scenario on the installed .vsix; screenshots in docs/screenshots/
+#   make ext-ui       Playwright UI scenario on the installed .vsix; screenshots in dist/screenshots/
+#                     (`make screenshots` copies them into docs/screenshots/)
 #   make ext-check    all of the above
+#   make ext-icon     re-render extension/media/icon.png from icon.svg (the PNG is committed)
 #
 # Nothing is skipped: a missing tool stops the target with a message that says how to get it.
 
@@ -16,7 +18,7 @@ EXT_ROOT_STAMP := node_modules/.ci-$(shell cksum < package-lock.json | cut -d' '
 EXT_EDITOR_STAMP := extension/editor/node_modules/.ci-$(shell cksum < extension/editor/package-lock.json | cut -d' ' -f1)
 EXT_SOURCES := $(wildcard extension/src/*.ts) package.json tsconfig.json extension/esbuild.mjs
 
-.PHONY: ext-setup ext-apt ext-build ext-lint ext-unit ext-package ext-test ext-ui ext-check ext-clean
+.PHONY: ext-setup ext-apt ext-build ext-lint ext-unit ext-package ext-test ext-ui ext-check ext-icon ext-clean
 
 ext-setup: setup ext-apt $(EXT_ROOT_STAMP) $(EXT_EDITOR_STAMP)
 
@@ -71,6 +73,9 @@ ext-ui: ext-setup ext-package
 	node dist/test/runner/ui.js
 
 ext-check: ext-lint ext-unit ext-test ext-ui
+
+ext-icon: ext-apt $(EXT_ROOT_STAMP)
+	node extension/media/render-icon.mjs
 
 ext-clean:
 	rm -rf dist node_modules extension/editor/node_modules

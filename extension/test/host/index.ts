@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { ExportLensApi } from '../../src/extension';
 import { GRAPH_SCHEME } from '../../src/graphView';
 import type { ExportModuleResult, SavePt2Result, ServerStatus } from '../../src/protocol';
-import { runAll, test, waitFor } from './harness';
+import { expectErrorNotification, runAll, test, waitFor } from './harness';
 
 const EXTENSION_ID = 'exportlens.exportlens';
 
@@ -295,7 +295,9 @@ test('a bad interpreter gives a clear error status; commands explain it', async 
       return s.kind === 'error' && s.message.includes('/nonexistent/python3') ? s : undefined;
     }, 30000);
     assert.match(missing.message, /not an executable/);
-    // commands exist and explain themselves while the server is down
+    // commands exist and explain themselves while the server is down (this also proves the
+    // harness sees the extension's error notifications)
+    expectErrorNotification(/^ExportLens: the server is not running: .*\/nonexistent\/python3/);
     const result = await vscode.commands.executeCommand('exportlens.exportThisModule');
     assert.equal(result, undefined);
     await setSetting('interpreter', noTorch);

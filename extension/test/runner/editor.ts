@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from '
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { NotificationWatch } from './notifications';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const CODE_SERVER = path.join(ROOT, 'extension', 'editor', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
@@ -38,6 +39,8 @@ export interface Editor {
   testsExit: Promise<number>;
   /** Browser console lines seen so far. */
   console: string[];
+  /** Every notification the workbench has shown so far. */
+  notices: NotificationWatch;
   stop(): Promise<void>;
 }
 
@@ -201,6 +204,8 @@ export async function startEditor(options: EditorOptions): Promise<Editor> {
     const page = await context.newPage();
     const consoleLines: string[] = [];
     page.on('console', (message) => consoleLines.push(message.text()));
+    const notices = new NotificationWatch();
+    await notices.attach(page);
     let exit: (code: number) => void = () => undefined;
     const testsExit = new Promise<number>((resolve) => {
       exit = resolve;
@@ -220,7 +225,7 @@ export async function startEditor(options: EditorOptions): Promise<Editor> {
     const query = `folder=${encodeURIComponent(dirs.workspace)}` +
       (payload.length > 0 ? `&payload=${encodeURIComponent(JSON.stringify(payload))}` : '');
     await page.goto(`${url}/?${query}`);
-    return { page, workspace: dirs.workspace, runDir, url, testsExit, console: consoleLines, stop };
+    return { page, workspace: dirs.workspace, runDir, url, testsExit, console: consoleLines, notices, stop };
   } catch (error) {
     await stop();
     throw error;

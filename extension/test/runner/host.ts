@@ -1,6 +1,7 @@
 /**
  * `make ext-test`: runs the extension-host suites inside a real code-server (the repository
- * loaded as the development extension), relays their results, exits non-zero on any failure.
+ * loaded as the development extension), relays their results, exits non-zero on any failure
+ * or when the workbench showed an error notification the tests did not expect.
  *   - test/host/index.ts      trusted folder (test/fixtures)
  *   - test/host/untrusted.ts  untrusted folder (test/fixtures-untrusted), workspace trust on
  */
@@ -8,8 +9,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { ROOT, need, startEditor, stopOnSignals } from './editor';
+import { describe, openNotificationCenter } from './notifications';
+import { outputLogFile, outputLogProblems } from './outputLog';
 
 const PREFIX = 'EXPORTLENS-TEST ';
+const EXPECTED_ERROR = '# expected error notification: '; // test/host/harness.ts
 const TIMEOUT_MS = 15 * 60 * 1000;
 
 function noTorchPython(): string {
@@ -22,6 +26,15 @@ function noTorchPython(): string {
     }
   }
   return python;
+}
+
+function squash(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The page may show a long message shortened. */
+function sameMessage(a: string, b: string): boolean {
+  return a === b || (b.length >= 40 && a.startsWith(b)) || (a.length >= 40 && b.startsWith(a));
 }
 
 interface Suite {
@@ -43,11 +56,16 @@ async function runSuite(suite: Suite, interpreter: string): Promise<number> {
     trustAll: suite.trustAll,
   });
   stopOnSignals(() => editor.stop());
+  const expected: string[] = [];
   editor.page.on('console', (message) => {
     const text = message.text();
     const at = text.indexOf(PREFIX);
     if (at >= 0) {
-      console.log(text.slice(at + PREFIX.length));
+      const line = text.slice(at + PREFIX.length);
+      console.log(line);
+      if (line.startsWith(EXPECTED_ERROR)) {
+        expected.push(squash(line.slice(EXPECTED_ERROR.length)));
+      }
     } else if (/\[Extension Host\].*(error|Error)/.test(text)) {
       console.log(`  (exthost) ${text.slice(0, 400)}`);
     }
@@ -63,8 +81,30 @@ async function runSuite(suite: Suite, interpreter: string): Promise<number> {
         }, TIMEOUT_MS),
       ),
     ]);
+    // The tests' own watch sees only what goes through their vscode API object: this one sees
+    // the page, where the workbench's own errors (a failed activation, a crashed host) show too.
+    const rows = await openNotificationCenter(editor.page, path.join(editor.runDir, 'notification-center.png'));
+    for (const notice of editor.notices.all()) {
+      console.log(`  notification [${notice.severity}] at ${(notice.at / 1000).toFixed(1)} s: ${notice.message}`);
+    }
+    const allowed = (message: string): boolean => expected.some((e) => sameMessage(e, squash(message)));
+    const errors = editor.notices.errorsSince(0, allowed);
+    if (errors.length > 0) {
+      console.log(`not ok suite ${suite.name}: ${describe(errors)}`);
+      code = 1;
+    } else {
+      console.log(`ok suite ${suite.name}: no unexpected error notification (${editor.notices.all().length} notification(s), ${rows} in the center)`);
+    }
   } finally {
     await editor.stop();
+  }
+  const log = outputLogFile(editor.runDir, 'exportlens.exportlens', 'ExportLens');
+  const problems = outputLogProblems(log);
+  if (problems.length > 0) {
+    console.log(`not ok suite ${suite.name}: the ExportLens output channel (${log}):\n  ${problems.join('\n  ')}`);
+    code = 1;
+  } else {
+    console.log(`ok suite ${suite.name}: each line of the ExportLens output channel once`);
   }
   console.log(`# suite ${suite.name}: exit ${code} in ${((Date.now() - started) / 1000).toFixed(0)} s; logs under ${editor.runDir}`);
   return code;

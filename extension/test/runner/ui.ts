@@ -2,14 +2,18 @@
  * `make ext-ui`: the packaged .vsix installed in a real code-server, driven like a user with
  * Playwright (Debian's chromium, headless): open a failing model, wait for the squiggle,
  * hover it, run "Export this module", then export a clean model and see its ATen graph.
- * Each step is screenshotted into docs/screenshots/ (look at them).
+ * Each step is screenshotted into dist/screenshots/ (look at them); `make screenshots` copies
+ * them into docs/screenshots/, which the README shows. A step fails when an error
+ * notification appeared during it, and the run ends by reading the notification center.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { ROOT, need, startEditor, stopOnSignals } from './editor';
+import { ROOT, need, startEditor, stopOnSignals, type Editor } from './editor';
+import { describe, openNotificationCenter } from './notifications';
+import { outputLogFile, outputLogProblems } from './outputLog';
 
-const SHOTS = path.join(ROOT, 'docs', 'screenshots');
+const SHOTS = path.join(ROOT, 'dist', 'screenshots');
 const SLOW = 180000;
 
 interface Step {
@@ -20,7 +24,7 @@ interface Step {
 async function shot(page: Page, file: string): Promise<void> {
   await page.waitForTimeout(400); // let hovers / animations settle
   await page.screenshot({ path: path.join(SHOTS, file) });
-  console.log(`  screenshot docs/screenshots/${file}`);
+  console.log(`  screenshot ${path.relative(ROOT, SHOTS)}/${file}`);
 }
 
 async function palette(page: Page, title: string): Promise<void> {
@@ -170,11 +174,47 @@ const steps: Step[] = [
   },
 ];
 
+/** The last check: the notification center lists no error (one a step's watch missed, or that
+ *  came after the last step). Also prints every notification of the run, for the log. */
+async function notificationCenterClean(editor: Editor): Promise<boolean> {
+  const name = 'the notification center holds no error notification';
+  const mark = editor.notices.mark;
+  let problem: string | undefined;
+  try {
+    const rows = await openNotificationCenter(editor.page, path.join(editor.runDir, 'notification-center.png'));
+    console.log(`  notification center: ${rows} row(s)`);
+  } catch (error) {
+    problem = `could not read it: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  for (const notice of editor.notices.all()) {
+    console.log(`  notification [${notice.severity}] at ${(notice.at / 1000).toFixed(1)} s: ${notice.message}`);
+  }
+  const errors = editor.notices.errorsSince(mark);
+  if (errors.length > 0) {
+    problem = [problem, describe(errors)].filter((p) => p !== undefined).join('; ');
+  }
+  console.log(problem === undefined ? `ok ${name}` : `not ok ${name}: ${problem}`);
+  return problem === undefined;
+}
+
+function outputLogClean(editor: Editor): boolean {
+  const name = 'each line of the ExportLens output channel once';
+  let problems: string[];
+  try {
+    problems = outputLogProblems(outputLogFile(editor.runDir, 'exportlens.exportlens', 'ExportLens'));
+  } catch (error) {
+    problems = [error instanceof Error ? error.message : String(error)];
+  }
+  console.log(problems.length === 0 ? `ok ${name}` : `not ok ${name}:\n  ${problems.join('\n  ')}`);
+  return problems.length === 0;
+}
+
 async function main(): Promise<number> {
   const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
   need(vsix, 'the packaged extension (make ext-package)');
   const interpreter = path.join(ROOT, '.venv', 'bin', 'python');
   need(interpreter, 'the project venv (make setup)');
+  rmSync(SHOTS, { recursive: true, force: true }); // only this run's: make screenshots copies them all
   mkdirSync(SHOTS, { recursive: true });
   const started = Date.now();
   const editor = await startEditor({
@@ -189,21 +229,45 @@ async function main(): Promise<number> {
   try {
     for (const step of steps) {
       const t = Date.now();
+      const mark = editor.notices.mark;
+      let problem: string | undefined;
+      let broken = false;
       try {
         await step.run(editor.page);
+      } catch (error) {
+        problem = error instanceof Error ? error.message : String(error);
+        broken = true;
+      }
+      const errors = editor.notices.errorsSince(mark);
+      if (errors.length > 0) {
+        problem = [problem, describe(errors)].filter((p) => p !== undefined).join('; ');
+      }
+      if (problem === undefined) {
         passed++;
         console.log(`ok ${step.name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
-      } catch (error) {
-        failed++;
-        console.log(`not ok ${step.name}: ${error instanceof Error ? error.message : String(error)}`);
-        await editor.page.screenshot({ path: path.join(editor.runDir, `failed-${passed + failed}.png`) }).catch(() => undefined);
-        break; // the next steps build on this one
+        continue;
       }
+      failed++;
+      console.log(`not ok ${step.name}: ${problem}`);
+      await editor.page.screenshot({ path: path.join(editor.runDir, `failed-${passed + failed}.png`) }).catch(() => undefined);
+      if (broken) {
+        break; // the next steps build on this one (an error notification alone does not stop them)
+      }
+    }
+    if (await notificationCenterClean(editor)) {
+      passed++;
+    } else {
+      failed++;
     }
   } finally {
     await editor.stop();
   }
-  const skipped = steps.length - passed - failed;
+  if (outputLogClean(editor)) {
+    passed++;
+  } else {
+    failed++;
+  }
+  const skipped = steps.length + 2 - passed - failed;
   if (skipped > 0) {
     failed += skipped;
     console.log(`(${skipped} later step(s) not run: counted as failed)`);
