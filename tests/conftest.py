@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult, Finding
 
+from .worker_torch import WorkerTorch
 
 # The worker's interpreter: this one, unless EXPORTLENS_TEST_PYTHON names another (tools/versions.mk
 # runs the suites against other torch versions so; pytest itself always runs here).
@@ -26,6 +27,14 @@ async def engine() -> AsyncIterator[Engine]:
     await engine.worker()
     yield engine
     await engine.close()
+
+
+@pytest.fixture(scope="session")
+def worker_torch() -> Iterator[WorkerTorch]:
+    """The worker's torch for a test's own torch code (see tests/worker_torch.py)."""
+    runner = WorkerTorch(WORKER_PYTHON)
+    yield runner
+    runner.close()
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
-"""Property: generated `if` statements of many shapes through the cond rewriter (in-process, eager).
+"""Property: generated `if` statements of many shapes through the cond rewriter (eager).
 
 Every fix's text parses; every fix offered (not disabled) behaves like the original function on
-inputs that take each branch, with the real torch.cond / torch.where in eager mode.
+inputs that take each branch, with the real torch.cond / torch.where of the worker's torch in
+eager mode.
 """
 
 from __future__ import annotations
@@ -9,16 +10,33 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exportlens.fixes import apply, fixes_for
+from tests.worker_torch import WorkerTorch
 
 PREDS = ["x.sum() > 0", "(x > 0).any()", "y.mean() < 0.5", "x.max() > y.min()"]
 EXPRS = ["x + 1", "y * z", "x.sin()", "z - y", "x", "y.view(-1)", "torch.relu(x) * 2", "x.abs()"]
-# (x, y) pairs: every predicate above is true for one and false for the other
+# Run with the worker's torch: does each rewrite return what the original does on (x, y) pairs
+# for which every predicate above is true for one and false for the other?
+SAME = """
+import torch
 INPUTS = [(torch.ones(4), torch.full((4,), 0.7)), (-torch.ones(4), torch.full((4,), 0.2))]
+
+
+def run(source, x, y):
+    namespace = {{}}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    return namespace["f"](x.clone(), y.clone())
+
+
+def same(new):
+    return all(bool(torch.allclose(run(new, x, y), run({source!r}, x, y))) for x, y in INPUTS)
+
+
+result = [same(new) for new in {news!r}]
+"""
 
 
 @st.composite
@@ -56,12 +74,6 @@ def functions(draw: Any) -> tuple[str, str]:
 REFUSED = {"nested-return", "one-branch-new", "print", "loop-return", "inplace"}
 
 
-def run(source: str, x: torch.Tensor, y: torch.Tensor) -> Any:
-    namespace: dict[str, Any] = {}
-    exec(compile(source, "<generated>", "exec"), namespace)
-    return namespace["f"](x.clone(), y.clone())
-
-
 @settings(
     max_examples=30,
     deadline=None,
@@ -70,7 +82,10 @@ def run(source: str, x: torch.Tensor, y: torch.Tensor) -> Any:
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(functions())
-def test_rewrites_parse_and_behave_like_the_original(case: tuple[str, str]) -> None:
+def test_rewrites_parse_and_behave_like_the_original(
+    worker_torch: WorkerTorch, case: tuple[str, str]
+) -> None:
+    # `case` last: @given fills the rightmost argument, pytest the fixture
     source, shape = case
     line = next(i for i, text in enumerate(source.splitlines()) if text.strip().startswith("if "))
     fixes = fixes_for(source, "data-dependent-branch", line, {}, None)
@@ -82,15 +97,18 @@ def test_rewrites_parse_and_behave_like_the_original(case: tuple[str, str]) -> N
         assert cond[0].disabled is None, f"{shape} refused: {cond[0].disabled}\n{source}"
     if shape in REFUSED:
         assert not [f for f in fixes if not f.disabled], "nothing may be offered for it"
+    offered = []
     for fix in fixes:
         if fix.disabled:
             assert not fix.edits
             continue
         new = apply(source, fix.edits)  # raises unless the whole text parses
         assert "z = x * 0.5  # kept" in new
-        for x, y in INPUTS:
-            want, got = run(source, x, y), run(new, x, y)
-            assert torch.allclose(got, want), f"{fix.title} differs:\n{source}\n---\n{new}"
+        offered.append((fix.title, new))
+    if offered:
+        same = worker_torch.run(SAME.format(source=source, news=[new for _, new in offered]))
+        differ = [f"{title}:\n{new}" for (title, new), ok in zip(offered, same, strict=True) if not ok]
+        assert differ == [], f"differs from the original:\n{source}\n---\n" + "\n---\n".join(differ)
 
 
 def test_elif_and_while_are_refused_with_a_reason() -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import torch
 from lsprotocol import types
 
-from tests.fixes.conftest import actions, apply_edit, errors, load, pick, proven, resolve
+from tests.fixes.conftest import actions, apply_edit, errors, pick, proven, resolve
 from tests.lsp.conftest import Session, line_of
+from tests.worker_torch import WorkerTorch, exec_source
 
 GUARDED = """
     import torch
@@ -25,7 +25,7 @@ GUARDED = """
 """
 
 
-async def test_cond_rewrite_is_proven_applied_and_exports(server: Session) -> None:
+async def test_cond_rewrite_is_proven_applied_and_exports(server: Session, worker_torch: WorkerTorch) -> None:
     diagnostics = await server.open("fx_guarded.py", GUARDED)
     assert "data-dependent-branch" in errors(diagnostics)
     uri, text = server.write("fx_guarded.py", GUARDED)
@@ -39,11 +39,18 @@ async def test_cond_rewrite_is_proven_applied_and_exports(server: Session) -> No
     done = await resolve(server, cond)
     new = apply_edit(text, done.edit, uri, 1)
     assert "# the sign decides" in new and "torch.cond((x < 0).any()" in new
-    # independently: the exported rewrite equals the original in eager mode, on both branches
-    old_m, new_m = load(text, "old")["Guarded"](), load(new, "new")["Guarded"]()
-    program = torch.export.export(new_m, (torch.ones(3),)).module()
-    for x in (torch.ones(3), -torch.ones(3), torch.tensor([1.0, -2.0, 3.0])):
-        assert torch.allclose(program(x), old_m(x))
+    # independently, with the worker's torch: the exported rewrite equals the original in eager
+    # mode, on both branches
+    same = worker_torch.run(
+        exec_source(text, "old")
+        + exec_source(new, "new")
+        + "import torch\n"
+        + "old_m, new_m = ns_old['Guarded'](), ns_new['Guarded']()\n"
+        + "program = torch.export.export(new_m, (torch.ones(3),)).module()\n"
+        + "inputs = (torch.ones(3), -torch.ones(3), torch.tensor([1.0, -2.0, 3.0]))\n"
+        + "result = [bool(torch.allclose(program(x), old_m(x))) for x in inputs]\n"
+    )
+    assert same == [True, True, True]
     version = server.change(uri, new)
     after = await server.wait_checked(uri, version)
     assert errors(after) == []

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
-from tests.fixes.conftest import apply_edit, load, pick, proven, resolve
+from tests.fixes.conftest import apply_edit, pick, proven, resolve
 from tests.lsp.conftest import Session, line_of
+from tests.worker_torch import WorkerTorch, exec_source
 
 DIMS = """
     import torch
@@ -147,7 +147,7 @@ async def test_torch_check_states_the_assumption_and_is_proven_on_the_example(se
 
 
 @pytest.mark.filterwarnings("ignore:The tensor attribute self.last")
-async def test_eval_print_guard_and_buffer(server: Session) -> None:
+async def test_eval_print_guard_and_buffer(server: Session, worker_torch: WorkerTorch) -> None:
     before = await server.open("fx_silent.py", SILENT)
     uri, text = server.write("fx_silent.py", SILENT)
     assert {"exported-in-training-mode", "side-effect-baked", "tensor-attribute-not-buffer"} <= set(
@@ -165,9 +165,14 @@ async def test_eval_print_guard_and_buffer(server: Session) -> None:
     assert "torch.export.export(Noisy().eval()," in new
     after = await server.wait_checked(uri, server.change(uri, new))
     assert "exported-in-training-mode" not in codes(after) and len(after) < len(before)
-    module = load(new.replace('if __name__ == "__main__":', "if False:"), "noisy")["Noisy"]().eval()
-    x = torch.randn(2, 16)
-    assert torch.allclose(torch.export.export(module, (x,)).module()(x), module(x))
+    same = worker_torch.run(  # with the worker's torch: the eval-mode export matches eager
+        exec_source(new, "noisy")
+        + "import torch\n"
+        + "module = ns_noisy['Noisy']().eval()\n"
+        + "x = torch.randn(2, 16)\n"
+        + "result = bool(torch.allclose(torch.export.export(module, (x,)).module()(x), module(x)))\n"
+    )
+    assert same is True
 
 
 async def test_export_call_for_a_module_without_inputs(server: Session) -> None:

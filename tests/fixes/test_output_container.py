@@ -6,10 +6,9 @@ The shape of DETR-style heads and of `transformers`' `ModelOutput`s: the model r
 
 from __future__ import annotations
 
-import torch
-
-from tests.fixes.conftest import apply_edit, load, pick, proven, resolve
+from tests.fixes.conftest import apply_edit, pick, proven, resolve
 from tests.lsp.conftest import Session, line_of
+from tests.worker_torch import WorkerTorch, exec_source
 
 DETECTOR = """
     from dataclasses import dataclass
@@ -38,7 +37,9 @@ DETECTOR = """
 """
 
 
-async def test_dataclass_output_on_its_return_with_a_proven_registration(server: Session) -> None:
+async def test_dataclass_output_on_its_return_with_a_proven_registration(
+    server: Session, worker_torch: WorkerTorch
+) -> None:
     before = await server.open("fx_output.py", DETECTOR)
     uri, text = server.write("fx_output.py", DETECTOR)
     (finding,) = before
@@ -49,7 +50,11 @@ async def test_dataclass_output_on_its_return_with_a_proven_registration(server:
     new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
     assert "torch.export.register_dataclass(DetectorOutput)" in new
     assert await server.wait_checked(uri, server.change(uri, new)) == []
-    namespace = load(new.replace('if __name__ == "__main__":', "if False:"), "detector")
-    model, x = namespace["Detector"](), torch.randn(3, 8)
-    exported = torch.export.export(model, (x,)).module()(x)
-    assert torch.allclose(exported.boxes, model(x).boxes)
+    same = worker_torch.run(  # with the worker's torch: the registered output re-exports
+        exec_source(new, "detector")
+        + "import torch\n"
+        + "model, x = ns_detector['Detector'](), torch.randn(3, 8)\n"
+        + "exported = torch.export.export(model, (x,)).module()(x)\n"
+        + "result = bool(torch.allclose(exported.boxes, model(x).boxes))\n"
+    )
+    assert same is True

@@ -21,6 +21,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
 
+from tests.conftest import WORKER_PYTHON
+
 SERVER_DIR = str(Path(__file__).resolve().parents[2] / "server")
 CHECKED = "exportlens/fileChecked"
 # Generous guard so a broken server fails the test instead of hanging it; never asserted on.
@@ -223,7 +225,10 @@ async def shared_server(tmp_path_factory: Any) -> AsyncIterator[Session]:
     """One trusted server (and warm worker) for the whole run, no debounce: tests wait on
     notifications, not time."""
     root = tmp_path_factory.mktemp("ws").resolve()
-    session = await start(root, {"debounceMs": 0, "timeoutSeconds": 60})
+    settings: dict[str, Any] = {"debounceMs": 0, "timeoutSeconds": 60}
+    if WORKER_PYTHON:  # another torch for the worker (tools/versions.mk); the server runs here
+        settings["python"] = WORKER_PYTHON
+    session = await start(root, settings)
     yield session
     await stop(session)
 
