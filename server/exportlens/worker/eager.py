@@ -23,6 +23,13 @@ def eager_verdict(attempt: Any, record: dict[str, Any]) -> dict[str, Any] | None
     try:
         with torch.no_grad():
             attempt.module(*attempt.args, **(attempt.kwargs or {}))
-    except Exception as exc:  # noqa: BLE001 - what eager does is the answer
-        return {"ok": False, "exc_type": type(exc).__name__, "message": str(exc)[:500]}
+    except BaseException as exc:  # noqa: BLE001 - what eager does is the answer (GeneratorExit too)
+        return {"ok": False, "exc_type": type(exc).__name__, "message": _text(exc)}
     return {"ok": True}
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)[:500]
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
+        return f"<{type(exc).__name__} that cannot be printed>"
