@@ -54,3 +54,6 @@ clean:
 
 # The VS Code client's targets (setup, build, package, tests) live beside it.
 include extension/extension.mk
+
+# The torch version matrix (make test-versions, make examples-diff).
+include tools/versions.mk
