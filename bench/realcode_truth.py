@@ -31,6 +31,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "tests" / "data" / "realcode" / "corpus"
+_DETAIL = ("specialized", "Not all values", "must always be equal", "generated guard", "Suggested fixes")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
@@ -43,6 +44,18 @@ class GuardLog(logging.Handler):
         text = record.getMessage()
         if "guard added" in text or "runtime_assert" in text or "set_replacement" in text:
             self.lines.append(text.splitlines()[0][:300])
+
+
+def _detail(text: str) -> list[str]:
+    """The lines of a constraint violation that say what happened, and torch's suggested fixes."""
+    lines = text.splitlines()
+    keep: list[str] = []
+    for i, line in enumerate(lines):
+        if any(key in line for key in _DETAIL):
+            keep.append(line.strip()[:300])
+        if "Suggested fixes" in line:
+            keep.extend(follow.strip()[:300] for follow in lines[i + 1 : i + 4] if follow.strip())
+    return keep[:10]
 
 
 def _innermost(exc: BaseException, folder: Path) -> tuple[str, int] | None:
@@ -90,6 +103,7 @@ def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, A
                 record["verdict"] = type(exc).__name__
                 record["message"] = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
                 record["frame"] = _innermost(exc, folder)
+                record["detail"] = _detail(str(exc))
                 if record["frame"] is None:
                     record["guards"] = list(guards.lines)
             records.append(record)
@@ -121,6 +135,68 @@ def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, A
             if getattr(m, "__file__", None) and Path(m.__file__).resolve().is_relative_to(folder)
         ]:  # type: ignore[arg-type]
             del sys.modules[name]
+    return records
+
+
+def run_models(folder: Path, guards: GuardLog) -> list[dict[str, Any]]:
+    """The modules ExportLens builds itself from a model file (inferred / example_inputs() inputs):
+    which classes and which inputs come from ExportLens's static discovery, the verdict from torch."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT / "server"))
+    from exportlens.check import import_context
+    from exportlens.discovery import discover
+
+    records: list[dict[str, Any]] = []
+    for path in sorted(folder.rglob("*.py")):
+        if path.name.startswith("export_") or path.name == "__init__.py":
+            continue
+        found = discover(path.read_text(encoding="utf-8"), str(path))
+        targets = [t for t in found.targets if t.inputs_kind not in ("none", "export-call")]
+        if not targets:
+            continue
+        name, extra = import_context(str(path), [])
+        saved = list(sys.path)
+        sys.path[:0] = extra
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:
+            records.append(
+                {
+                    "script": str(path.relative_to(folder)),
+                    "line": 0,
+                    "module": "",
+                    "mode": "",
+                    "verdict": "import-error",
+                    "message": f"{type(exc).__name__}: {exc}"[:300],
+                }
+            )
+            continue
+        finally:
+            sys.path[:] = saved
+        for target in targets:
+            cls = getattr(module, target.class_name)
+            namespace = dict(vars(module))
+            expr = target.inputs.get("expr") or f"{target.class_name}().example_inputs()"
+            for strict in (False, True):
+                guards.lines.clear()
+                record: dict[str, Any] = {
+                    "script": str(path.relative_to(folder)),
+                    "module": target.name,
+                    "line": getattr(target.node, "lineno", 0),
+                    "mode": "strict" if strict else "non-strict",
+                    "inputs": expr,
+                }
+                try:
+                    model = cls()
+                    args = eval(expr, namespace)  # the expression ExportLens would build the inputs from
+                    torch.export.export(model, tuple(args), strict=strict)
+                    record["verdict"] = "exported"
+                except Exception as exc:
+                    record["verdict"] = type(exc).__name__
+                    record["message"] = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+                    record["frame"] = _innermost(exc, folder)
+                records.append(record)
     return records
 
 
@@ -166,8 +242,10 @@ def main() -> None:
     for folder in cases:
         if args.case and folder.name not in args.case:
             continue
-        for script in sorted(folder.glob("export_*.py")):
-            for record in run_script(script, folder.resolve(), guards):
+        runs = [run_script(script, folder.resolve(), guards) for script in sorted(folder.glob("export_*.py"))]
+        runs.append(run_models(folder.resolve(), guards))
+        for run in runs:
+            for record in run:
                 record["case"] = folder.name
                 everything.append(record)
                 where = record.get("frame")
@@ -178,6 +256,8 @@ def main() -> None:
                 )
                 if record.get("message"):
                     print(f"{'':20}{record['message'][:200]}")
+                for line in record.get("detail", []):
+                    print(f"{'':22}> {line[:220]}")
                 for guard in record.get("guards", [])[-12:]:
                     print(f"{'':24}| {guard[:220]}")
     if args.json:

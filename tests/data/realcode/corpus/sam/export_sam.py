@@ -15,5 +15,3 @@ if __name__ == "__main__":
     torch.export.export(encoder, (image,), dynamic_shapes=({0: Dim("batch")},))
     images = torch.randn(2, 3, 64, 64)
     torch.export.export(encoder, (images,), dynamic_shapes=({0: Dim("batch")},))
-    # Any image size: the absolute position embedding is sized for 64x64.
-    torch.export.export(encoder, (image,), dynamic_shapes=({2: Dim("h"), 3: Dim("w")},))

@@ -1,0 +1,581 @@
+"""What torch does with every export of the real-code corpus, and how to score ExportLens on it.
+
+The corpus (tests/data/realcode/corpus/<case>/) holds one folder per public model: its model
+code and the `export_<case>.py` script a user would write. Each `Export` below is one
+`torch.export.export(...)` call of such a script, with torch's verdict per tracer: `None` when
+torch exports it, else a `Refusal`: the ExportLens code that names torch's refusal
+(docs/codes.md) and the culprit line. Every verdict was read by hand from torch's own output
+(`bench/realcode_truth.py`: the exception, the innermost frame in the case folder, and for
+constraint violations torch's "Suggested fixes" and the `[guard added]` lines it logs) — never
+from ExportLens's output.
+
+`known` records where ExportLens is wrong today, as `{(mode, aspect): "<pattern>: <what>"}`;
+the tests mark those strict xfails, so each turns into a failure (to delete) the day it is fixed.
+Aspects: "flagged" (an error finding on the module), "located" (one on the culprit line),
+"code" (one with the right code), "no-false-error" (no error finding on a module torch exports).
+
+Used by tests/test_realcode_corpus.py and bench/realcode_score.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from exportlens.findings import FileResult, Finding
+
+CORPUS = Path(__file__).parent / "data" / "realcode" / "corpus"
+MODES = ("non-strict", "strict")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: str  # the ExportLens code for torch's refusal
+    path: str  # the culprit's file, relative to the case folder
+    needle: str  # text of the culprit line (its first line holding it)
+    torch: str  # torch's exception, for the record
+
+    def line(self, case: str) -> int:
+        """0-based line of the culprit."""
+        text = (CORPUS / case / self.path).read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(text):
+            if self.needle in line and not line.lstrip().startswith("#"):  # the headers quote code
+                return number
+        raise AssertionError(f"{self.needle!r} not in {case}/{self.path}")
+
+
+@dataclass(frozen=True)
+class Export:
+    case: str
+    script: str  # relative to the case folder
+    needle: str  # text of the export call's first line in the script
+    non_strict: Refusal | None
+    strict: Refusal | None
+    known: dict[tuple[str, str], str] = field(default_factory=dict)
+    module: str = ""  # the target's name, when it is not found by the call's line (a class of the script)
+    slow: bool = (
+        False  # torch alone takes about a minute: left out of the test suite, in the bench with --slow
+    )
+
+    @property
+    def id(self) -> str:
+        return f"{self.case}:{self.call_line + 1}"
+
+    @property
+    def call_line(self) -> int:
+        """0-based line of the export call in the script."""
+        text = (CORPUS / self.case / self.script).read_text(encoding="utf-8").splitlines()
+        matches = [n for n, line in enumerate(text) if self.needle in line]
+        assert len(matches) == 1, f"{self.needle!r}: {matches} in {self.case}/{self.script}"
+        return matches[0]
+
+    def truth(self, mode: str) -> Refusal | None:
+        return self.non_strict if mode == "non-strict" else self.strict
+
+
+@dataclass
+class Score:
+    """ExportLens against torch on one export in one tracer."""
+
+    export: Export
+    mode: str
+    status: str  # ExportLens's module status
+    errors: list[Finding]
+    flagged: bool | None = None  # refusals only
+    located: bool | None = None
+    code: bool | None = None
+    false_errors: int = 0  # exports only
+
+    def aspects(self) -> dict[str, bool]:
+        if self.export.truth(self.mode) is None:
+            return {"no-false-error": self.false_errors == 0}
+        return {"flagged": bool(self.flagged), "located": bool(self.located), "code": bool(self.code)}
+
+
+def module_findings(result: FileResult, export: Export) -> tuple[str, list[Finding]]:
+    """The status and error findings ExportLens gives the module of this export call."""
+    line = export.call_line
+    names = {m.name for m in result.modules if m.line == line} or {export.module}
+    statuses = [m.status for m in result.modules if m.name in names]
+    assert statuses, f"no module for {export.id}: {[(m.name, m.line) for m in result.modules]}"
+    errors = [d for d in result.diagnostics if d.module in names and d.severity == "error"]
+    return (statuses[0] if statuses else "missing"), errors
+
+
+def score(result: FileResult, export: Export, mode: str) -> Score:
+    status, errors = module_findings(result, export)
+    truth = export.truth(mode)
+    out = Score(export, mode, status, errors)
+    if truth is None:
+        out.false_errors = len(errors)
+        return out
+    culprit = (str((CORPUS / export.case / truth.path).resolve()), truth.line(export.case))
+    out.flagged = bool(errors)
+    out.located = any((str(Path(d.path).resolve()), d.range.start.line) == culprit for d in errors)
+    out.code = any(d.code == truth.code for d in errors)
+    return out
+
+
+def scripts(slow: bool = False) -> list[tuple[str, str]]:
+    """(case, script) of every export script in EXPORTS, in order (those of slow exports if `slow`)."""
+    return list(dict.fromkeys((e.case, e.script) for e in EXPORTS if slow or not e.slow))
+
+
+def R(code: str, path: str, needle: str, torch: str) -> Refusal:
+    return Refusal(code, path, needle, torch)
+
+
+# Torch's refusals, by the words of its messages (read in bench/realcode_truth.py's output):
+DATA_BRANCH = "GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1)"
+INT_OF_ITEM = "GuardOnDataDependentSymNode: Could not extract specialized integer from data-dependent u0"
+SPECIALIZED = "UserError: Constraints violated: ... specialized it to be a constant"
+
+EXPORTS: list[Export] = [
+    # --- cifar: a package of CNNs star-imported by models/__init__.py
+    Export(
+        "cifar",
+        "export_cifar.py",
+        "torch.export.export(ResNet18().eval(), (images,), dynamic_shapes=({0: batch},))",
+        None,
+        None,
+    ),
+    Export("cifar", "export_cifar.py", "ShuffleNetV2(net_size=0.5)", None, None),
+    Export(
+        "cifar",
+        "export_cifar.py",
+        '2: Dim("h"), 3: Dim("w")',
+        # The Linear sized for 32x32 ties h and w to a range (17..48 after the pooling): torch's
+        # solver cannot even state it. Guards logged at the view that feeds the Linear.
+        R(
+            "dim-range-narrowed",
+            "models/resnet.py",
+            "out = out.view(out.size(0), -1)",
+            "NotImplementedError: The inequality, Eq(512*(((x/8)//4)) - 512, 0), cannot be solved",
+        ),
+        R(
+            "dim-range-narrowed",
+            "models/resnet.py",
+            "out = out.view(out.size(0), -1)",
+            "NotImplementedError: The inequality, Eq(512*(((x/8)//4)) - 512, 0), cannot be solved",
+        ),
+    ),
+    # --- cleanrl: the recurrent PPO agent, wrapped by the script (the agent has no forward)
+    Export(
+        "cleanrl",
+        "export_cleanrl.py",
+        "torch.export.export(Policy(agent)",
+        # torch.distributions validates its arguments' values (`if not valid.all()`) in __init__.
+        R("data-dependent-branch", "ppo_atari_lstm.py", "probs = Categorical(logits=logits)", DATA_BRANCH),
+        R(
+            "untraceable-call",
+            "ppo_atari_lstm.py",
+            "probs = Categorical(logits=logits)",
+            "Unsupported: Attempted to call function marked as skipped (constraints.is_dependent)",
+        ),
+        module="Policy",
+    ),
+    Export(
+        "cleanrl",
+        "export_cleanrl.py",
+        "torch.export.export(Value(agent), (x, h, c, done))",
+        None,
+        None,
+        module="Value",
+    ),
+    Export(
+        "cleanrl",
+        "export_cleanrl.py",
+        "dynamic_shapes=({0: rows}",
+        # The Python loop over the time steps unrolls them: `rows` (steps x envs) becomes 6.
+        R(
+            "dim-specialized",
+            "ppo_atari_lstm.py",
+            "for h, d in zip(hidden, done):",
+            SPECIALIZED + " (suggested: rows = 6)",
+        ),
+        R(
+            "dim-specialized",
+            "ppo_atari_lstm.py",
+            "for h, d in zip(hidden, done):",
+            SPECIALIZED + " (suggested: rows = 6)",
+        ),
+    ),
+    # --- conformer: torchaudio's speech encoder, lengths -> padding mask with int(max().item())
+    Export(
+        "conformer",
+        "export_conformer.py",
+        "torch.export.export(model, (features, lengths))",
+        R(
+            "tensor-to-python-scalar",
+            "conformer.py",
+            "max_length = int(torch.max(lengths).item())",
+            INT_OF_ITEM,
+        ),
+        None,
+    ),
+    Export(
+        "conformer",
+        "export_conformer.py",
+        "dynamic_shapes=({0: batch, 1: frames}",
+        R(
+            "tensor-to-python-scalar",
+            "conformer.py",
+            "max_length = int(torch.max(lengths).item())",
+            INT_OF_ITEM,
+        ),
+        None,
+    ),
+    # --- ddim: the DDPM U-Net with `assert x.shape[2] == x.shape[3] == self.resolution`
+    Export("ddim", "export_ddim.py", "torch.export.export(model, (x, t))", None, None),
+    Export("ddim", "export_ddim.py", "dynamic_shapes=({0: batch}, {0: batch}))", None, None),
+    Export(
+        "ddim",
+        "export_ddim.py",
+        'Dim("size")',
+        R(
+            "dim-specialized",
+            "diffusion.py",
+            "assert x.shape[2] == x.shape[3] == self.resolution",
+            SPECIALIZED + " (16)",
+        ),
+        R(
+            "dim-specialized",
+            "diffusion.py",
+            "assert x.shape[2] == x.shape[3] == self.resolution",
+            SPECIALIZED + " (16)",
+        ),
+    ),
+    # --- detr: the detection transformer, padding mask into nn.MultiheadAttention
+    Export(
+        "detr",
+        "export_detr.py",
+        "torch.export.export(model, (src, mask, query_embed, pos_embed))",
+        None,
+        None,
+    ),
+    Export("detr", "export_detr.py", "dynamic_shapes=shapes", None, None),
+    # --- improved_diffusion: a package with relative imports; gradient checkpointing
+    Export(
+        "improved_diffusion",
+        "export_improved_diffusion.py",
+        "torch.export.export(model, (x, timesteps, y))",
+        None,
+        None,
+    ),
+    Export(
+        "improved_diffusion",
+        "export_improved_diffusion.py",
+        "torch.export.export(model, (x, timesteps, y), dyn",
+        None,
+        None,
+    ),
+    Export(
+        "improved_diffusion",
+        "export_improved_diffusion.py",
+        "torch.export.export(trained",
+        None,
+        # dynamo traces the custom autograd.Function's backward too: torch.autograd.grad there.
+        R(
+            "graph-break",
+            "improved_diffusion/nn.py",
+            "input_grads = th.autograd.grad(",
+            "Unsupported: using `torch.autograd.grad` with `torch._dynamo.config.trace_autograd_ops=False`",
+        ),
+    ),
+    Export("improved_diffusion", "export_improved_diffusion.py", "torch.export.export(sr,", None, None),
+    # --- llama2c: RoPE tables sliced [:seqlen]
+    Export("llama2c", "export_llama2c.py", "torch.export.export(model, (tokens,))", None, None),
+    Export(
+        "llama2c",
+        "export_llama2c.py",
+        '{1: Dim("seq")}',
+        R(
+            "dim-range-narrowed",
+            "model.py",
+            "freqs_cos = self.freqs_cos[:seqlen]",
+            "UserError: Not all values of seq satisfy the generated guard seq <= 64 (suggested: max=64)",
+        ),
+        R(
+            "dim-range-narrowed",
+            "model.py",
+            "freqs_cos = self.freqs_cos[:seqlen]",
+            "UserError: Not all values of seq satisfy the generated guard seq <= 64 (suggested: max=64)",
+        ),
+    ),
+    Export("llama2c", "export_llama2c.py", "max=args.max_seq_len", None, None),
+    # --- mingpt: a package (mingpt.model imports mingpt.utils) and a separate script
+    Export("mingpt", "export_mingpt.py", "torch.export.export(model, (idx,))", None, None),
+    Export(
+        "mingpt",
+        "export_mingpt.py",
+        "dynamic_shapes=",
+        # At T == block_size the mask slice is contiguous: torch guards T != 32, outside max=32.
+        R(
+            "dim-range-narrowed",
+            "mingpt/model.py",
+            "att = att.masked_fill(self.bias[:, :, :T, :T] == 0",
+            "UserError: Not all values of seq in the range seq <= 32 satisfy the generated guard seq != 32",
+        ),
+        R(
+            "dim-range-narrowed",
+            "mingpt/model.py",
+            "att = att.masked_fill(self.bias[:, :, :T, :T] == 0",
+            "UserError: Not all values of seq in the range seq <= 32 satisfy the generated guard seq != 32",
+        ),
+    ),
+    # --- moe: Mixtral's routing with torch.where (data-dependent sizes) exports
+    Export("moe", "export_moe.py", "torch.export.export(layer.eval(), (tokens,))", None, None),
+    Export("moe", "export_moe.py", 'Dim("tokens")', None, None),
+    # --- nanogpt: `assert t <= block_size`
+    Export("nanogpt", "export_nanogpt.py", "torch.export.export(model, (idx,))", None, None),
+    Export(
+        "nanogpt",
+        "export_nanogpt.py",
+        '1: Dim("seq")}',
+        R(
+            "dim-range-narrowed",
+            "model.py",
+            "assert t <= self.config.block_size",
+            "UserError: Not all values of seq satisfy the generated guard seq <= 64 (suggested: max=64)",
+        ),
+        R(
+            "dim-range-narrowed",
+            "model.py",
+            "assert t <= self.config.block_size",
+            "UserError: Not all values of seq satisfy the generated guard seq <= 64 (suggested: max=64)",
+        ),
+    ),
+    Export("nanogpt", "export_nanogpt.py", "1: seq}", None, None),
+    # --- sam: the windowed ViT image encoder of a package whose __init__ imports it
+    Export("sam", "export_sam.py", "torch.export.export(encoder, (image,))", None, None),
+    Export(
+        "sam",
+        "export_sam.py",
+        "torch.export.export(encoder, (image,), dynamic_shapes=({0:",
+        # One image, a dynamic batch: torch specialises the example's size 1.
+        R(
+            "dim-example-too-small",
+            "export_sam.py",
+            "torch.export.export(encoder, (image,), dynamic_shapes=({0:",
+            SPECIALIZED + " (1) (suggested: batch = 1)",
+        ),
+        R(
+            "dim-example-too-small",
+            "export_sam.py",
+            "torch.export.export(encoder, (image,), dynamic_shapes=({0:",
+            SPECIALIZED + " (1) (suggested: batch = 1)",
+        ),
+    ),
+    Export("sam", "export_sam.py", "torch.export.export(encoder, (images,)", None, None),
+    Export(
+        "sam",
+        "export_sam_any_size.py",
+        '{2: Dim("h"), 3: Dim("w")}',
+        # The absolute position embedding is sized for 64x64: (h // 8) == 8; strict names the
+        # guards, non-strict's solver may fail on them first. Slow: torch alone takes ~60 s.
+        R(
+            "dim-range-narrowed",
+            "segment_anything/modeling/image_encoder.py",
+            "x = x + self.pos_embed",
+            "NotImplementedError: Unable to determine the domain of the given function",
+        ),
+        R(
+            "dim-range-narrowed",
+            "segment_anything/modeling/image_encoder.py",
+            "x = x + self.pos_embed",
+            "UserError: Not all values of h satisfy the generated guard (h // 8) == 8",
+        ),
+        slow=True,
+    ),
+    # --- td3: plain MLP actor and critic, dynamic batch
+    Export("td3", "export_td3.py", "torch.export.export(actor", None, None),
+    Export("td3", "export_td3.py", "torch.export.export(critic", None, None),
+    # --- unet: four poolings and skip connections
+    Export("unet", "export_unet.py", "torch.export.export(model, (image,))", None, None),
+    Export(
+        "unet",
+        "export_unet.py",
+        '{2: Dim("h"), 3: Dim("w")}',
+        # The skip connections need h and w multiples of 16 (first guard at the first torch.cat).
+        R(
+            "dim-range-narrowed",
+            "unet.py",
+            "dec4 = torch.cat((dec4, enc4), dim=1)",
+            "UserError: Not all values of h satisfy the generated guard (h // 8) == (2*(h // 16)) ...",
+        ),
+        R(
+            "dim-range-narrowed",
+            "unet.py",
+            "dec4 = torch.cat((dec4, enc4), dim=1)",
+            "UserError: Not all values of h satisfy the generated guard (h // 8) == (2*(h // 16)) ...",
+        ),
+    ),
+    Export("unet", "export_unet.py", '16 * Dim("h16")', None, None),
+    Export(
+        "unet",
+        "export_unet.py",
+        'dynamic_shapes=({0: Dim("batch")},))',
+        R(
+            "dim-example-too-small",
+            "export_unet.py",
+            'dynamic_shapes=({0: Dim("batch")},))',
+            SPECIALIZED + " (1) (suggested: batch = 1)",
+        ),
+        R(
+            "dim-example-too-small",
+            "export_unet.py",
+            'dynamic_shapes=({0: Dim("batch")},))',
+            SPECIALIZED + " (1) (suggested: batch = 1)",
+        ),
+    ),
+    # --- whisper: encoder, decoder, whole model
+    Export("whisper", "export_whisper.py", "torch.export.export(encoder, (mel,))", None, None),
+    Export(
+        "whisper",
+        "export_whisper.py",
+        'Dim("frames")',
+        # The encoder accepts exactly 2 * n_audio_ctx frames: torch's fix is `frames = 64`.
+        R(
+            "dim-specialized",
+            "model.py",
+            "assert x.shape[1:] == self.positional_embedding.shape",
+            "UserError: Specializations unexpectedly required (frames): specialized value of 64",
+        ),
+        R(
+            "dim-specialized",
+            "model.py",
+            "assert x.shape[1:] == self.positional_embedding.shape",
+            "UserError: Specializations unexpectedly required (frames): specialized value of 64",
+        ),
+    ),
+    Export(
+        "whisper",
+        "export_whisper.py",
+        "torch.export.export(decoder",
+        # `is_causal=mask is not None and n_ctx > 1` is a SymBool under the tokens Dim.
+        R(
+            "raised-only-when-traced",
+            "model.py",
+            "is_causal=mask is not None and n_ctx > 1",
+            "TypeError: scaled_dot_product_attention(): argument 'is_causal' must be bool, not SymBool",
+        ),
+        R(
+            "raised-only-when-traced",
+            "model.py",
+            "is_causal=mask is not None and n_ctx > 1",
+            "Unsupported: TypeError when making fake tensor call (is_causal got a SymBool)",
+        ),
+    ),
+    Export("whisper", "export_whisper.py", "torch.export.export(model, (mel, tokens))", None, None),
+    # --- word_lm: LSTM / GRU language models and the nn.Transformer variant
+    Export("word_lm", "export_word_lm.py", "torch.export.export(lstm, (data, hidden))", None, None),
+    Export(
+        "word_lm",
+        "export_word_lm.py",
+        "torch.export.export(lstm, (data, hidden), dynamic_shapes",
+        # torch's LSTM decomposition unrolls the time steps: the sequence length becomes 5.
+        R("dim-specialized", "model.py", "output, hidden = self.rnn(emb, hidden)", SPECIALIZED + " (5)"),
+        R("dim-specialized", "model.py", "output, hidden = self.rnn(emb, hidden)", SPECIALIZED + " (5)"),
+    ),
+    Export(
+        "word_lm",
+        "export_word_lm.py",
+        "torch.export.export(gru,",
+        R("dim-specialized", "model.py", "output, hidden = self.rnn(emb, hidden)", SPECIALIZED + " (5)"),
+        R("dim-specialized", "model.py", "output, hidden = self.rnn(emb, hidden)", SPECIALIZED + " (5)"),
+    ),
+    Export(
+        "word_lm",
+        "export_word_lm.py",
+        "torch.export.export(transformer",
+        # nn.TransformerEncoder compares the mask with a causal one (torch.equal): a value branch.
+        R("data-dependent-branch", "model.py", "output = self.encoder(src, mask=self.src_mask)", DATA_BRANCH),
+        R(
+            "data-dependent-branch",
+            "model.py",
+            "output = self.encoder(src, mask=self.src_mask)",
+            "UserError: Could not guard on data-dependent expression Eq(u0, 1)",
+        ),
+    ),
+]
+
+# Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it
+# can (here only inferred inputs), torch exports those on the same inputs (bench/realcode_truth.py
+# builds them the plain Python way). No error finding in any model file; these modules exported:
+MODEL_EXPORTS: dict[tuple[str, str], list[str]] = {
+    ("sam", "segment_anything/modeling/image_encoder.py"): ["PatchEmbed"],
+}
+# Where ExportLens is wrong today: {(case, file, module or ""): "<pattern>: <what>"}.
+# (checking image_encoder.py alone once raised ImportError here: ExportLens ran the file before its
+# package, whose __init__ imports it back; fixed in f4102cb.)
+MODEL_KNOWN: dict[tuple[str, str, str], str] = {}
+
+
+def model_files() -> list[tuple[str, str]]:
+    """(case, file) of every model file of the corpus (not the export scripts, not __init__.py)."""
+    return [
+        (path.relative_to(CORPUS).parts[0], str(path.relative_to(CORPUS / path.relative_to(CORPUS).parts[0])))
+        for path in sorted(CORPUS.rglob("*.py"))
+        if not path.name.startswith("export_") and path.name != "__init__.py"
+    ]
+
+
+# Where ExportLens is wrong today (measured on torch 2.13.0), by pattern. Keyed by Export.id.
+SOLVER = "solver-crash: torch's constraint solver raised NotImplementedError on the guard: export-error"
+SOLVER_LINE = (
+    f"{SOLVER} on the export call, not on the line whose guard it could not solve (the view into the Linear)"
+)
+PRODUCER = "guard-at-size-producer: the culprit is put on the layer computing the size (pool / conv), not"
+RANGE = (
+    "specialized-as-range: torch's fix is a constant ({fix}), reported as dim-range-narrowed (narrow the Dim)"
+)
+PARTNER = (
+    "specialized-as-static-partner: nn.{rnn}'s decomposition fixes the sequence length (torch: seq = 5);"
+    " reported as dim-static-partner ('give the partner input the same Dim': there is none)"
+)
+KNOWN: dict[str, dict[tuple[str, str], str]] = {
+    "cifar:13": {
+        (mode, aspect): SOLVER_LINE if aspect == "located" else SOLVER + ", not dim-range-narrowed"
+        for mode in MODES
+        for aspect in ("located", "code")
+    },
+    "cleanrl:43": {
+        **{(mode, "code"): RANGE.format(fix="rows = 6") for mode in MODES},
+        **{
+            (mode, "located"): "loop-unroll-line: the constant comes from the Python loop over the time steps"
+            " (`for h, d in zip(hidden, done)`, which unrolls them); reported on the reshape before it"
+            for mode in MODES
+        },
+    },
+    "mingpt:16": {
+        (mode, "located"): "ne-guard-unmatched: torch's `seq != 32` guard (the mask slice `[:, :, :T, :T]` is"
+        " contiguous at T == block_size) is not matched to its line: reported on the script's dynamic_shapes"
+        for mode in MODES
+    },
+    "sam:22": {
+        ("non-strict", "located"): PRODUCER
+        + " the position-embedding add whose guard `(h // 8) == 8` narrows it",
+        (
+            "strict",
+            "located",
+        ): "slow-strict-timeout: torch's strict export of the windowed ViT with dynamic h/w"
+        " outlasts the job timeout: export-timeout on the call ('a loop that never ends'), not the culprit",
+        ("strict", "code"): "slow-strict-timeout: export-timeout, not dim-range-narrowed",
+    },
+    "unet:12": {
+        (mode, "located"): PRODUCER + " the skip connection's torch.cat that needs the sizes to match"
+        for mode in MODES
+    },
+    "whisper:26": {
+        **{(mode, "code"): RANGE.format(fix="frames = 64") for mode in MODES},
+        **{
+            (mode, "located"): "guard-later-statement: reported on the add after the assert; the assert"
+            " (`assert x.shape[1:] == self.positional_embedding.shape`) adds the guard first"
+            for mode in MODES
+        },
+    },
+    "word_lm:14": {(mode, "code"): PARTNER.format(rnn="LSTM") for mode in MODES},
+    "word_lm:17": {(mode, "code"): PARTNER.format(rnn="GRU") for mode in MODES},
+}
+for _export in EXPORTS:
+    _export.known.update(KNOWN.get(_export.id, {}))
