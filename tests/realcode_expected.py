@@ -562,7 +562,7 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
             for mode in MODES
             for aspect in ("located", "code")
         },
-        # When non-strict finishes within the limit (an idle machine): dim-range-narrowed, on PatchEmbed's conv.
+        # Non-strict within the limit (an idle machine): dim-range-narrowed, on PatchEmbed's conv.
     },
     "unet:12": {
         (mode, "located"): PRODUCER + " the skip connection's torch.cat that needs the sizes to match"
