@@ -6,6 +6,19 @@ import torch
 from torch import nn
 
 
+@torch.library.custom_op("exportlens_versions::quadruple", mutates_args=())
+def quadruple(x: torch.Tensor) -> torch.Tensor:
+    return x * 4
+
+
+def _sin(x):
+    return x.sin()
+
+
+def _positive(x):
+    return x > 0
+
+
 class TaskHeads(nn.Module):
     def __init__(self):
         super().__init__()
@@ -75,6 +88,16 @@ class Commented(nn.Module):
         return x + time.time()  # a comment the range must not cover
 
 
+class NoFake(nn.Module):
+    def forward(self, x):
+        return quadruple(x) + 1
+
+
+class CondDtype(nn.Module):
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, _sin, _positive, (x,))
+
+
 if __name__ == "__main__":
     torch.export.export(TaskHeads(), (torch.randn(2, 4), torch.tensor(1)))
     torch.export.export(PerfCounter(), (torch.randn(4),))
@@ -85,3 +108,5 @@ if __name__ == "__main__":
     torch.export.export(Counter(), (torch.randn(4),))
     torch.export.export(PrintItem(), (torch.randn(2, 4),))
     torch.export.export(Commented(), (torch.randn(4),))
+    torch.export.export(NoFake(), (torch.randn(4),))
+    torch.export.export(CondDtype(), (torch.randn(4),))
