@@ -29,6 +29,7 @@ from .locate import (
     workspace_frames,
 )
 from .outputs import output_kind, return_place
+from .spec_shapes import shape_test
 from .traced_only import refine
 
 _STRICT = "strict export (dynamo)"
@@ -98,6 +99,10 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
         ),
         record,
     )
+    if kind.code == "data-dependent-guard" and text_at is not None and text_at.path == ctx.path:
+        # A ShapeVar dim (the spec API) is unbacked: a shape test on it fails as a data-dependent guard.
+        cond = str(kind.fix.get("cond", ""))
+        kind = shape_test(ctx.source, ctx.module, sources.snippet(text_at), cond) or kind
     if kind.where == "guard":
         site = guard_frames(record, kind)
         library = record_library_frame({"frames": site}, ctx) if site else library

@@ -31,7 +31,9 @@ def dim_fixes(source: str, line: int, code: str, data: dict[str, Any], module: s
     shapes = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), None)
     if code == "dim-example-too-small":
         return _bigger_example(source, tree, call, shapes, str(data.get("dim", "")), code, module)
-    suggested = [s for s in data.get("suggested") or [] if isinstance(s, str)]
+    # torch's suggested fixes (Dim), or the bound a ShapeVar (the spec API) needs for a shape test
+    bounds = [s for s in data.get("spec_bounds") or [] if isinstance(s, str)]
+    suggested = [s for s in data.get("suggested") or [] if isinstance(s, str)] or bounds
     if not suggested or shapes is None:
         return []
     replacements: list[tuple[ast.AST, str]] = []
@@ -76,9 +78,8 @@ def dim_fixes(source: str, line: int, code: str, data: dict[str, Any], module: s
     if any("Dim(" in d for d in declare) and not is_bound(tree, "Dim"):
         edits += ensure_import(source, "torch.export", "Dim")
     title = "Dims: " + "; ".join(titles)
-    return [
-        Fix(title[:1].upper() + title[1:] + " (torch's suggested fix)", code, "dims", edits, module=module)
-    ]
+    why = " (as the example is)" if bounds else " (torch's suggested fix)"
+    return [Fix(title[:1].upper() + title[1:] + why, code, "dims", edits, module=module)]
 
 
 def _is_dim_call(node: ast.AST, name: str) -> bool:
@@ -176,6 +177,18 @@ def _bigger_example(
         return []
     title = f"Use an example of size 2 for {', '.join(shown)} (sizes 0/1 make `{dim}` a constant)"
     return [Fix(title, code, "example", span_edits(source, replacements), module=module)]
+
+
+def rank_of(example: ast.expr) -> int | None:
+    """How many sizes `torch.randn(2, 16)` / `torch.ones((2, 16))` gives, if they are written out."""
+    if not (isinstance(example, ast.Call) and isinstance(example.func, ast.Attribute)):
+        return None
+    if example.func.attr not in FACTORIES - {"full"}:
+        return None
+    sizes = list(example.args)
+    if sizes and isinstance(sizes[0], (ast.Tuple, ast.List)):
+        sizes = list(sizes[0].elts)
+    return len(sizes) if all(isinstance(s, ast.Constant) for s in sizes) else None
 
 
 def size_arg(example: ast.expr, dim: int) -> ast.Constant | None:

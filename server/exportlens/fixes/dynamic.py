@@ -11,11 +11,12 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .dims import forward_params, is_bound, size_arg
+from .dims import forward_params, is_bound, rank_of, size_arg
 from .edits import ensure_import, span_edits
 from .model import Fix
 from .parsed import tree_of
 from .small import export_call
+from .style import spec_imports, tensor_spec, uses_spec_api
 
 
 def dynamic_fixes(source: str, limit: int = 4) -> list[Fix]:
@@ -43,7 +44,9 @@ def dynamic_fixes(source: str, limit: int = 4) -> list[Fix]:
                     and len(fixes) < limit
                 ):
                     fixes.append(
-                        _make_dynamic(source, tree, call, params[index], dim, None, None, target.name)
+                        _make_dynamic(
+                            source, tree, call, params[index], dim, None, None, target.name, rank_of(example)
+                        )
                     )
     return fixes
 
@@ -57,17 +60,26 @@ def _make_dynamic(
     low: int | None,
     high: int | None,
     module: str,
+    rank: int | None = None,  # the example's; the spec API needs every dim of the tensor
 ) -> Fix:
-    bounds = "".join(f", {k}={v}" for k, v in (("min", low), ("max", high)) if v)  # min 0: the default
-    declared = f'Dim("{name}_dim{dim}"{bounds})'
     text = ast.get_source_segment(source, call) or ast.unparse(call)
     head = text[:-1].rstrip()
-    new = f'{head}{" " if head.endswith(",") else ", "}dynamic_shapes={{"{name}": {{{dim}: {declared}}}}})'
-    edits = span_edits(source, [(call, new)])
-    if not is_bound(tree, "Dim"):
-        edits += ensure_import(source, "torch.export", "Dim")
+    head += " " if head.endswith(",") else ", "
+    if uses_spec_api(tree) and rank is not None:  # the file's own API: unbacked, nothing to refine
+        declared = tensor_spec(name, dim, rank)
+        new = f'{head}dynamic_shapes=ShapesSpec(params=ParamsSpec({{"{name}": {declared}}})))'
+        edits = span_edits(source, [(call, new)]) + spec_imports(source, tree)
+        refine = False
+    else:
+        bounds = "".join(f", {k}={v}" for k, v in (("min", low), ("max", high)) if v)  # min 0: the default
+        declared = f'Dim("{name}_dim{dim}"{bounds})'
+        new = f'{head}dynamic_shapes={{"{name}": {{{dim}: {declared}}}}})'
+        edits = span_edits(source, [(call, new)])
+        if not is_bound(tree, "Dim"):
+            edits += ensure_import(source, "torch.export", "Dim")
+        refine = True
     fix = Fix(f"Make dim {dim} of `{name}` dynamic: `{declared}`", "make-dynamic", "dynamic", edits)
-    fix.verify = {"compare": "self", "refine": True}
+    fix.verify = {"compare": "self", "refine": refine}
     fix.module, fix.line = module, call.lineno - 1
     fix.data = {"call": [call.lineno, call.col_offset], "input": name, "dim": dim}
     return fix

@@ -125,14 +125,21 @@ def unique_name(taken: set[str], base: str) -> str:
 def ensure_import(source: str, module: str, name: str) -> list[Edit]:
     """An edit adding `from module import name` after the last top-level import, unless present."""
     tree = tree_of(source)
-    last = 0
     for stmt in tree.body:
         if isinstance(stmt, ast.ImportFrom) and stmt.module == module:
             if any(a.name == name and a.asname is None for a in stmt.names):
                 return []
+    last = last_import_line(tree)
+    return [Edit(last, last, f"from {module} import {name}\n")]
+
+
+def last_import_line(tree: ast.Module) -> int:
+    """0-based line after the last top-level import (0 if none): where a new import goes."""
+    last = 0
+    for stmt in tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             last = stmt.end_lineno or stmt.lineno
-    return [Edit(last, last, f"from {module} import {name}\n")]
+    return last
 
 
 def _col(line: str, byte_col: int) -> int:
