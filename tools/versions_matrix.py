@@ -22,25 +22,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The suites, by what they exercise; `fast` leaves out the slow real-code and property files.
+# The suites, by what they exercise (globs: new files of a kind join their suite); `fast` leaves
+# out the slow real-code and property files.
 SUITES: dict[str, list[str]] = {
     "diagnosis": [
-        "tests/test_diagnosis_refusals.py",
-        "tests/test_diagnosis_stages.py",
-        "tests/test_diagnosis_versions.py",
+        "tests/test_diagnosis_*.py",
         "tests/test_torch_versions.py",
         "tests/test_warmup_state.py",
         "tests/test_mode_both.py",
         "tests/test_allfailures_records.py",
-        "tests/test_silent_clean.py",
-        "tests/test_silent_side_effects.py",
-        "tests/test_silent_graph_facts.py",
-        "tests/test_realcode_library.py",
-        "tests/test_realcode_torch_layers.py",
+        "tests/test_later_failures.py",
+        "tests/test_traced_only.py",
+        "tests/test_silent_*.py",
+        "tests/test_realcode_*.py",
     ],
-    "fixes": ["tests/fixes"],
+    "fixes": ["tests/fixes/test_*.py"],
 }
 SLOW = {
+    "tests/test_realcode_corpus.py",
     "tests/test_realcode_library.py",
     "tests/test_realcode_torch_layers.py",
     "tests/fixes/test_cond_property.py",
@@ -83,13 +82,8 @@ def python_for(version: str, main: str) -> str:
 
 
 def paths(suite: str, fast: bool) -> list[str]:
-    out = []
-    for entry in SUITES[suite]:
-        if (ROOT / entry).is_dir():
-            out += sorted(str(p.relative_to(ROOT)) for p in (ROOT / entry).glob("test_*.py"))
-        else:
-            out.append(entry)
-    return [p for p in out if not (fast and p in SLOW)]
+    found = [str(p.relative_to(ROOT)) for pattern in SUITES[suite] for p in sorted(ROOT.glob(pattern))]
+    return [p for p in dict.fromkeys(found) if not (fast and p in SLOW)]
 
 
 def run_cell(python: str, files: list[str], report: Path) -> Cell:
