@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _CONFIGS = (
@@ -44,24 +44,48 @@ def _configs() -> dict[str, Any]:
     return found
 
 
-def snapshot() -> dict[str, Any]:
+def _probes() -> dict[str, Callable[[], Any]]:
+    """What to read, by name; each read that this torch does not have is left out."""
     import torch
-    import torch.utils._pytree as pytree
-    from torch._dynamo.utils import counters
-    from torch._guards import TracingContext
 
-    state: dict[str, Any] = {name: dict(hooks) for name, hooks in _hook_registries().items()}
+    def counted() -> Any:
+        from torch._dynamo.utils import counters
+
+        return copy.deepcopy({k: dict(v) for k, v in counters.items() if v})
+
+    def pytree_nodes() -> Any:
+        import torch.utils._pytree as pytree
+
+        return set(pytree.SUPPORTED_NODES)
+
+    def tracing() -> Any:
+        from torch._guards import TracingContext
+
+        return TracingContext.try_get() is not None
+
+    probes: dict[str, Callable[[], Any]] = {
+        "dynamo.counters": counted,
+        "pytree.nodes": pytree_nodes,
+        "tracing_context": tracing,
+        "grad_enabled": torch.is_grad_enabled,
+        "default_dtype": torch.get_default_dtype,
+        "default_device": lambda: str(torch.get_default_device()),  # torch 2.3+
+        "torch_function_modes": lambda: torch._C._len_torch_function_stack(),
+        "dispatch_modes": lambda: torch._C._len_torch_dispatch_stack(),
+        "threads": torch.get_num_threads,
+    }
     for name, config in _configs().items():
-        state[name] = config.get_config_copy()
-    state["dynamo.counters"] = copy.deepcopy({k: dict(v) for k, v in counters.items() if v})
-    state["pytree.nodes"] = set(pytree.SUPPORTED_NODES)
-    state["grad_enabled"] = torch.is_grad_enabled()
-    state["default_dtype"] = torch.get_default_dtype()
-    state["default_device"] = str(torch.get_default_device())
-    state["torch_function_modes"] = torch._C._len_torch_function_stack()
-    state["dispatch_modes"] = torch._C._len_torch_dispatch_stack()
-    state["tracing_context"] = TracingContext.try_get() is not None
-    state["threads"] = torch.get_num_threads()
+        if not hasattr(config, "get_config_copy"):
+            continue
+        probes[name] = config.get_config_copy
+    return probes
+
+
+def snapshot() -> dict[str, Any]:
+    state: dict[str, Any] = {name: dict(hooks) for name, hooks in _hook_registries().items()}
+    for name, probe in _probes().items():
+        with contextlib.suppress(Exception):  # older torch: not there, nothing to compare
+            state[name] = probe()
     return state
 
 
@@ -96,10 +120,12 @@ def restore(before: dict[str, Any]) -> list[str]:
     for name, config in _configs().items():
         for key, value in before.get(name, {}).items():
             if config.get_config_copy().get(key, _MISSING) != value:
-                setattr(config, key, value)
-    counters.clear()
-    for key, values in before.get("dynamo.counters", {}).items():
-        counters[key].update(values)
+                with contextlib.suppress(Exception):  # an entry torch will not let us set back
+                    setattr(config, key, value)
+    if "dynamo.counters" in before:
+        counters.clear()
+        for key, values in before["dynamo.counters"].items():
+            counters[key].update(values)
     return differences(before, snapshot())
 
 
