@@ -7,13 +7,16 @@ but where torch itself behaves differently (tests/torch_versions.py, docs/torch-
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from exportlens.diagnosis import DiagnosisContext, diagnose
 from exportlens.engine import Engine
-from exportlens.findings import FileResult, Finding
+from exportlens.findings import FileResult, Finding, Range
 
 from .conftest import check
 from .torch_versions import DIFFERENCES, Expected, expected_for, version_of
@@ -156,3 +159,30 @@ def test_every_difference_is_documented() -> None:
         if line.startswith("## ")
     }
     assert sorted({d.section for d in DIFFERENCES} - anchors) == []
+
+
+RECORDS = json.loads((ROOT / "tests" / "data" / "torch_versions_records.json").read_text(encoding="utf-8"))
+
+
+def _fill(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace("{path}", str(CASES))
+    if isinstance(value, list):
+        return [_fill(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("case", RECORDS, ids=[c["name"] for c in RECORDS])
+def test_recorded_failure_without_the_structured_fields(case: dict[str, Any]) -> None:
+    """Real 2.10 / 2.15 records with the fields the worker adds taken out: the text fallback alone
+    gets the code and line (2.10's hint "Use `torch.cond`" must not make a cond mismatch)."""
+    source = CASES.read_text(encoding="utf-8")
+    anchor = Range.of(0, 0, 0, 1)
+    ctx = DiagnosisContext(
+        str(CASES), source, case["module"], case["mode"], anchor, roots=[str(CASES.parent)]
+    )
+    (finding,) = diagnose(_fill(case["record"]), ctx)
+    line = next(i for i, text in enumerate(source.splitlines()) if case["line"] in text)
+    assert (finding.code, finding.range.start.line) == (case["code"], line), finding.message

@@ -56,7 +56,9 @@ def classify(record: dict[str, Any], snippet: str, statement: str) -> Kind:
         return Kind("internal-error", f"{exc_type}: {first_line(message)}", where="anchor")
     chained = mro | {str(c.get("exc_type", "")) for c in record.get("chain") or []}
     if "Constraints violated" not in message and (
-        "GuardOnDataDependentSymNode" in chained or "Could not guard on data-dependent expression" in message
+        "GuardOnDataDependentSymNode" in chained
+        or "Could not guard on data-dependent expression" in message
+        or "data-dependent expression" in first_line(message)  # 2.15: "Could not extract ... from"
     ):
         # Strict wraps a data-dependent guard hit inside an op as a CONSTRAINT_VIOLATION UserError
         # (2.15 also without the "Consider annotating" prefix it had before).
@@ -75,6 +77,11 @@ def classify(record: dict[str, Any], snippet: str, statement: str) -> Kind:
         return Kind("missing-fake-kernel", f"`{record.get('op')}`", {"op": record.get("op")})
     if draft == "MISMATCHED_FAKE_KERNEL":
         return Kind("fake-kernel-mismatch", f"`{record.get('op')}`", {"op": record.get("op")})
+    if not (record.get("gb_type") or record.get("gb_id")) and "TorchDynamoException" in mro:
+        # A record with no structured graph-break fields: 2.10 starts the message with the type.
+        named = first_line(message)
+        if by_graph_break(None, named, message):
+            record = dict(record, gb_type=named)
     if record.get("gb_type") or record.get("gb_id"):
         return _graph_break(message, record, snippet, statement)
     if (
