@@ -1,4 +1,4 @@
-""""Your code raised" only when eager raises too: the worker runs the module eagerly to check.
+"""Whether "your code raised" is true: the worker runs the module eagerly on the same inputs.
 
 The distributions case is the shape of CleanRL's continuous-action `Agent.get_action_and_value`
 (`Normal(action_mean, action_std)` in forward); the SymBool one is a dropout flag computed from a
