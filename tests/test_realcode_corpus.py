@@ -18,6 +18,7 @@ from exportlens.findings import FileResult
 
 from .conftest import check
 from .realcode_expected import CORPUS, EXPORTS, MODEL_EXPORTS, MODEL_KNOWN, MODES, Export, model_files, score
+from .torch_versions import versioned, worker_version
 
 _RESULTS: dict[tuple[str, str, str], FileResult] = {}
 
@@ -34,7 +35,7 @@ async def _result(engine: Engine, export: Export, mode: str) -> FileResult:
 
 def _params() -> list[object]:
     params: list[object] = []
-    for export in EXPORTS:
+    for export in (versioned(e, worker_version()) for e in EXPORTS):  # torch's verdicts of its version
         if export.slow:  # torch alone takes about a minute: bench/realcode_score.py --slow
             continue
         for mode in MODES:

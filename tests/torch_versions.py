@@ -7,9 +7,15 @@ which says what torch does differently (tests/test_torch_versions.py checks the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import subprocess
+import sys
+from dataclasses import dataclass, replace
 
 from exportlens.engine import Engine
+
+from .conftest import WORKER_PYTHON
+from .realcode_expected import Export, R, Refusal
 
 # (code, text of the culprit on its line, or None: the export call); None: no error at all.
 Expected = tuple[str, str | None] | None
@@ -64,3 +70,76 @@ def expected_for(module: str, mode: str, version: tuple[int, int], default: Expe
         ):
             return difference.expected
     return default
+
+
+@dataclass(frozen=True)
+class CorpusDifference:
+    """torch's own verdict on a real-code corpus export where it differs from 2.13's
+    (tests/realcode_expected.py holds 2.13's)."""
+
+    section: str
+    export: str  # `Export.id`: "case:line of the call"
+    mode: str
+    since: tuple[int, int]
+    until: tuple[int, int]
+    truth: Refusal | None
+
+
+# torch 2.10's export hands the LSTM 4-D states ("For batched 3-D input, hx and cx should also be
+# 3-D but got (4-D, 4-D) tensors"; eager runs), before anything 2.13 refuses there.
+_LSTM = "h, lstm_state = self.lstm(h.unsqueeze(0)"
+_LSTM_ERROR = "RuntimeError: For batched 3-D input, hx and cx should also be 3-D but got (4-D, 4-D) tensors"
+_210 = ((2, 10), (2, 10))
+CORPUS_DIFFERENCES = [
+    *(
+        CorpusDifference(
+            "real-code-corpus-on-210", call, mode, *_210, R(code, "ppo_atari_lstm.py", _LSTM, why)
+        )
+        for call in ("cleanrl:40", "cleanrl:41", "cleanrl:43")
+        for mode, code, why in (
+            ("non-strict", "export-error", _LSTM_ERROR),
+            ("strict", "observed-exception", f"Unsupported: Observed exception ({_LSTM_ERROR})"),
+        )
+    ),
+    # An assertion inside torch (no user frame: the export call) with the dynamic batch and frames.
+    CorpusDifference(
+        "real-code-corpus-on-210",
+        "conformer:15",
+        "strict",
+        *_210,
+        R("export-error", "export_conformer.py", "dynamic_shapes=({0: batch, 1: frames}", "AssertionError"),
+    ),
+    # dynamo stops earlier, at the `requires_grad_()` before 2.13's `torch.autograd.grad`.
+    CorpusDifference(
+        "real-code-corpus-on-210",
+        "improved_diffusion:31",
+        "strict",
+        *_210,
+        R(
+            "graph-break",
+            "improved_diffusion/nn.py",
+            "ctx.input_tensors = [x.detach().requires_grad_(True)",
+            "Unsupported: Unsupported Tensor.requires_grad_() call",
+        ),
+    ),
+]
+
+
+@functools.lru_cache(maxsize=1)
+def worker_version() -> tuple[int, int]:
+    """The worker's torch, read before any engine starts (tests parametrized by it at collection)."""
+    python = WORKER_PYTHON or sys.executable
+    code = "import torch; print(torch.__version__)"
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout
+    major, minor = out.strip().split(".")[:2]
+    return int(major), int(minor)
+
+
+def versioned(export: Export, version: tuple[int, int]) -> Export:
+    """`export` with torch's verdicts of `version`; ExportLens's known misses are 2.13's, dropped."""
+    found = [d for d in CORPUS_DIFFERENCES if d.export == export.id and d.since <= version <= d.until]
+    if not found:
+        return export
+    truth = {"non-strict": export.non_strict, "strict": export.strict} | {d.mode: d.truth for d in found}
+    known = {k: v for k, v in export.known.items() if k[0] not in {d.mode for d in found}}
+    return replace(export, non_strict=truth["non-strict"], strict=truth["strict"], known=known)
