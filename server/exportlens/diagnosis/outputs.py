@@ -34,7 +34,7 @@ def output_kind(record: dict[str, Any]) -> Kind | None:
     )
     if "Cache" in name:
         hint = f"export without the cache (`use_cache=False` in the config or call), or {hint}"
-    detail = f"`{name}`"
+    detail = f"`{full}`"
     return Kind(CODE, detail, {"type": full, "class": name, "hint": hint}, where="return")
 
 
