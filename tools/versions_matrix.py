@@ -57,6 +57,7 @@ class Cell:
     def __str__(self) -> str:
         bad = f", {self.failed} failed" if self.failed else ""
         bad += f", {self.errors} errors" if self.errors else ""
+        bad += f", {self.skipped} skipped/xfailed" if self.skipped else ""
         return f"{self.passed} passed{bad} ({self.seconds:.0f} s)"
 
 
