@@ -29,7 +29,9 @@ STARTUP_TIMEOUT = 180.0
 CLOSE_GRACE = 2.0
 
 
-MIN_TORCH = (2, 1)  # torch.export
+# The oldest torch ExportLens is tested on (tools/versions.mk): older ones raise other exceptions
+# with other texts, and a diagnosis that guesses would be a wrong squiggle.
+MIN_TORCH = (2, 10)
 
 
 def torch_too_old(version: object) -> str | None:
@@ -38,8 +40,11 @@ def torch_too_old(version: object) -> str | None:
         return None
     parts = [int(p) for p in version.split("+")[0].split(".")[:2] if p.isdigit()]
     if len(parts) == 2 and tuple(parts) < MIN_TORCH:
+        oldest = ".".join(map(str, MIN_TORCH))
         return (
-            f"torch {version} is too old: torch.export needs torch >= 2.1, upgrade torch in this interpreter"
+            f"torch {version} is too old: ExportLens supports torch >= {oldest}, the oldest it is tested"
+            f" on (older versions report export failures differently); upgrade torch in this"
+            f" interpreter (pip install 'torch>={oldest}') or choose another interpreter (`exportlens.interpreter`, `--python`)"
         )
     return None
 
