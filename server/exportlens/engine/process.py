@@ -44,7 +44,8 @@ def torch_too_old(version: object) -> str | None:
         return (
             f"torch {version} is too old: ExportLens supports torch >= {oldest}, the oldest it is tested"
             f" on (older versions report export failures differently); upgrade torch in this"
-            f" interpreter (pip install 'torch>={oldest}') or choose another interpreter (`exportlens.interpreter`, `--python`)"
+            f" interpreter (pip install 'torch>={oldest}') or choose another one"
+            " (`exportlens.interpreter`, `--python`)"
         )
     return None
 
