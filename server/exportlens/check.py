@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import cast
 
 from .diagnosis import DiagnosisContext, diagnose
-from .diagnosis.silent import silent_findings
+from .diagnosis.baked.confirm import baked_findings
 from .discovery import Discovery, Target, discover
 from .engine import Engine, Job, JobOutcome
 from .findings import FileResult, Finding, InputsKind, ModuleResult, Range, Status
@@ -138,7 +138,7 @@ def outcome_diagnostics(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Find
     if outcome.status == "failed" and outcome.failure is not None:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
-        return silent_findings(outcome.summary, ctx)
+        return baked_findings(outcome.summary, ctx)
     return outcome_findings(outcome, ctx)
 
 

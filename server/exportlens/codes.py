@@ -237,7 +237,7 @@ CODES: dict[str, Code] = {
             "build the model on `torch.device('meta')`, or raise the memory limit",
             refusal=False,
         ),
-        # Exported, but the program does not do what eager does (silent.py).
+        # Exported, but the program does not do what eager does (diagnosis/baked).
         _c(
             "side-effect-baked",
             "code in forward runs once, at export time, and is not part of the exported program "

@@ -10,9 +10,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..syntax import dotted, resolve, torch_imports
 from .export_calls import ExportCall, find_export_calls, load_stop
 from .infer import infer_inputs
-from .syntax import dotted, resolve, torch_imports
 
 EXAMPLE_METHODS = ("example_inputs", "get_example_inputs")
 _MODULE_BASES = ("torch.nn.", "nn.")

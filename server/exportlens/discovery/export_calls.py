@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .syntax import child_bodies, contains_export_call, dotted, is_export_call
+from ..syntax import child_bodies, contains_export_call, dotted, is_export_call
 
 # Calls on a module that return the module (or a copy): peeled to find its class.
 _MODULE_METHODS = {"eval", "train", "to", "cpu", "float", "double", "half", "requires_grad_"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from .syntax import dotted, literal_int
+from ..syntax import dotted, literal_int
 
 Builder = Callable[[list[int | None], dict[str, ast.expr]], str | None]
 

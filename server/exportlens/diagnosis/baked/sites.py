@@ -1,11 +1,11 @@
-"""Static half of the silent-corruption checks: side-effect sites in what `forward` runs.
+"""Side-effect sites in what `forward` runs: statements export runs once and does not keep.
 
 Walks the module class's `forward` and what it calls in the same file (its own
 and its base classes' methods via `self.m(...)`, module-level functions by
 name) and lists statements that export runs once and does not keep: print and
 logging, mutation of globals and of `self` attributes, clocks, Python
 randomness and `id()`.  Positions are CPython's (1-based lines, UTF-8 byte
-columns).  Whether a site really matters is decided by `silent.py` against
+columns).  Whether a site really matters is decided by `confirm.py` against
 what the export did.
 """
 
@@ -14,9 +14,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ...syntax import dotted, import_aliases, is_self, mentions, module_globals, resolve, span
+from .classes import ClassInfo, class_info, lineage, tensor_factory
 from .effects import CALLS as PROCESS_CALLS
-from .effects import FILE_METHODS, PROCESS_MAPPINGS, TENSOR_FACTORIES
-from .silent_ast import dotted, import_aliases, is_self, lineage, mentions, module_globals, span
+from .effects import FILE_METHODS, PROCESS_MAPPINGS
 
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 MUTATORS = {
@@ -48,7 +49,6 @@ RANDOM_PREFIXES = ("random.", "numpy.random.", "np.random.", "uuid.uuid")
 RANDOM_CALLS = {"os.getpid", "os.urandom"}
 # Guards that already keep a statement out of the exported program.
 EXPORT_GUARDS = {"is_compiling", "is_exporting", "is_dynamo_compiling", "is_scripting", "is_tracing"}
-REGISTER = {"register_buffer", "register_parameter", "register_module", "add_module"}
 
 
 @dataclass
@@ -67,12 +67,6 @@ class Site:
     branches: list[tuple[list[ast.stmt], list[ast.stmt]]] = field(default_factory=list)
 
 
-@dataclass
-class ClassInfo:
-    registered: set[str]  # buffers, parameters, submodules: legitimate state
-    init_values: dict[str, ast.expr]  # self.X = <expr> in __init__
-
-
 def find_sites(tree: ast.Module, source: str, class_name: str) -> tuple[list[Site], ClassInfo]:
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -84,7 +78,7 @@ def find_sites(tree: ast.Module, source: str, class_name: str) -> tuple[list[Sit
     for cls in reversed(chain):  # the subclass's methods win; every __init__ in the chain runs
         own = {n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         methods.update(own)
-        init = _class_info(own.get("__init__"))
+        init = class_info(own.get("__init__"))
         info.registered |= init.registered
         info.init_values.update(init.init_values)
     sites: list[Site] = []
@@ -170,7 +164,7 @@ class _Walker(ast.NodeVisitor):
             owner = target.value
             if is_self(owner.value) and owner.attr not in self.info.registered:
                 # `self.cache_k[:b, s:e] = xk` / `self.grid[i] = ...`: an item of plain state
-                tensor = _tensor_factory(self.info.init_values.get(owner.attr))
+                tensor = tensor_factory(self.info.init_values.get(owner.attr))
                 self.add("tensor-attribute-inplace" if tensor else "attribute-mutation", owner.attr, stmt)
                 return
             if self._resolve(dotted(owner) or "") in PROCESS_MAPPINGS:
@@ -216,7 +210,7 @@ class _Walker(ast.NodeVisitor):
             and isinstance(func.value, ast.Attribute)
             and is_self(func.value.value)
             and func.value.attr not in self.info.registered
-            and _tensor_factory(self.info.init_values.get(func.value.attr))
+            and tensor_factory(self.info.init_values.get(func.value.attr))
         ):
             self.add("tensor-attribute-inplace", func.value.attr, node)  # `self.cache.copy_(...)`
         elif full == "id":
@@ -252,42 +246,7 @@ class _Walker(ast.NodeVisitor):
         return name in self.declared_global or (name in self.globals and name not in self.locals)
 
     def _resolve(self, name: str) -> str:
-        head, _, rest = name.partition(".")
-        base = self.imports.get(head, head)
-        return f"{base}.{rest}" if rest else base
-
-
-def _class_info(init: ast.FunctionDef | ast.AsyncFunctionDef | None) -> ClassInfo:
-    info = ClassInfo(set(), {})
-    if init is None:
-        return info
-    for node in ast.walk(init):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in REGISTER:
-            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                info.registered.add(node.args[0].value)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and is_self(target.value):
-                    info.init_values[target.attr] = node.value
-                    if _builds_state(node.value):
-                        info.registered.add(target.attr)
-    return info
-
-
-def _builds_state(value: ast.expr) -> bool:
-    """`self.x = nn.Linear(...)` / `nn.Parameter(...)`: a submodule or parameter, kept by export."""
-    if not isinstance(value, ast.Call):
-        return False
-    name = (dotted(value.func) or "").rpartition(".")[2]
-    return name == "Parameter" or (name[:1].isupper() and name not in {"Tensor"})
-
-
-def _tensor_factory(value: ast.expr | None) -> bool:
-    """`torch.zeros(...)` and friends in `__init__`: the attribute holds a tensor."""
-    if not isinstance(value, ast.Call):
-        return False
-    name = dotted(value.func) or ""
-    return name.startswith(("torch.", "th.")) and name.rpartition(".")[2] in TENSOR_FACTORIES
+        return resolve(name, self.imports) or ""
 
 
 def _plain_value(stmt: ast.stmt) -> bool:

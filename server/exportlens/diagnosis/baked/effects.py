@@ -1,6 +1,6 @@
 """Process-level side effects in forward that non-strict export runs once and never keeps.
 
-Which calls are which kind (`silent_static` finds them in what forward runs), and how each is
+Which calls are which kind (`sites` finds them in what forward runs), and how each is
 explained. Strict export refuses most of these outright (dynamo will not trace `open`, threads
 or seeding), so they are warnings of non-strict exports, where they ran while exporting.
 """

@@ -1,11 +1,9 @@
-"""Warnings for what torch.export accepts but bakes in wrongly (side effects, train mode, ...).
+"""Side-effect sites of forward, each kept only when the export confirms it mattered.
 
-Each warning starts from a site in the source (`silent_static`) or a fact of the
-exported graph (`summary["facts"]`) and is kept only when the export confirms
-it: strict's side-effect warnings name the mutated globals and `self`;
-non-strict warns about tensor attributes by name; branches whose lines made no
-ops while the other branch did were not taken; the graph shows train-mode
-dropout / batch-norm and in-place writes to inputs.  A clean module gets none.
+Strict's side-effect warnings name the mutated globals and `self`; non-strict warns about
+tensor attributes by name; branches whose lines made no ops while the other branch did were not
+taken; a tensor written in place is a cache only when export made it a constant.  The entry point
+`baked_findings` adds the warnings from the graph's own facts (`graph_facts`).
 """
 
 from __future__ import annotations
@@ -15,28 +13,19 @@ import functools
 import re
 from typing import Any
 
-from ..findings import Finding, Range
-from ..textpos import SourceText
-from .context import DiagnosisContext
+from ...findings import Finding
+from ...textpos import SourceText
+from ..context import DiagnosisContext
+from .classes import built_from
 from .effects import KINDS as PROCESS_KINDS
 from .effects import explain, explain_cache
-from .silent_ast import FUNCTIONAL_TRAINING as _FUNCTIONAL
-from .silent_ast import built_from, span
-from .silent_ast import call_on_line as _call_on_line
-from .silent_ast import mutation_on_line as _mutation_on_line
-from .silent_ast import passes_training as _passes_training
-from .silent_static import Site, find_sites
+from .graph_facts import mutation_findings, source_range, training_findings
+from .sites import Site, find_sites
 
 SIDE_EFFECT = "side-effect-baked"
 TENSOR_ATTRIBUTE = "tensor-attribute-not-buffer"
-TRAINING_MODE = "exported-in-training-mode"
-INPUT_MUTATED = "input-mutated"
 
 _GLOBAL_SOURCE = re.compile(r"G\['[^']*'\]\.(\w+)")
-# Layers whose train/eval state `.eval()` switches (the rest is a functional call).
-_LAYER = re.compile(
-    r"^(Lazy)?(Dropout\d?d?|AlphaDropout|FeatureAlphaDropout|BatchNorm\dd|SyncBatchNorm|RReLU)$"
-)
 _METADATA = re.compile(r"\.(shape|dtype|device|ndim)\b|\.(size|dim|numel)\(|\blen\(")
 _TENSOR_ATTR = re.compile(r"tensor attribute self\.([\w.]+) was assigned")
 
@@ -47,7 +36,7 @@ def _parse(source: str) -> ast.Module:
     return ast.parse(source)
 
 
-def silent_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
+def baked_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     """Static analysis of the module's source, confirmed by what the export did (`summary`)."""
     try:
         tree = _parse(ctx.source)
@@ -61,8 +50,8 @@ def silent_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Find
     sites = list({(s.line, s.col, s.kind): s for s in found}.values())  # a base class's, once
     findings = [f for site in sites if (f := _site(site, summary, ctx, text))]
     if ctx.inputs == "export-call":  # a module ExportLens built itself is in train mode by default
-        findings += _training(facts.get("training_ops", []), tree, ctx, text)
-    findings += _mutations(facts.get("input_mutations", []), tree, ctx, text)
+        findings += training_findings(facts.get("training_ops", []), tree, ctx, text)
+    findings += mutation_findings(facts.get("input_mutations", []), tree, ctx, text)
     return findings
 
 
@@ -105,7 +94,7 @@ def _site(site: Site, summary: dict[str, Any], ctx: DiagnosisContext, text: Sour
     message, fix = _explain(kind, site, ctx.mode)
     return Finding(
         path=ctx.path,
-        range=_range(text, site.line, site.col, site.end_line, site.end_col),
+        range=source_range(text, site.line, site.col, site.end_line, site.end_col),
         severity="warning",
         code=code,
         message=message,
@@ -160,93 +149,6 @@ def _explain(kind: str, site: Site, mode: str) -> tuple[str, dict[str, Any]]:
         f"`torch.rand` for randomness).",
         {"kind": "pass-as-input", "call": site.name},
     )
-
-
-def _training(
-    ops: list[dict[str, Any]], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
-) -> list[Finding]:
-    by_line: dict[int, list[dict[str, Any]]] = {}
-    for op in ops:
-        if op.get("path") == ctx.path and op.get("line"):
-            by_line.setdefault(int(op["line"]), []).append(op)
-    findings = []
-    for line, group in sorted(by_line.items()):
-        layers = sorted({str(op["module"]) for op in group if _LAYER.match(str(op.get("module_class")))})
-        call_node = _call_on_line(tree, line, [m.rpartition(".")[2] for m in layers] + list(_FUNCTIONAL))
-        call = span(call_node) if call_node else None
-        # F.dropout(x, p) defaults to training=True: .eval() cannot switch it off.
-        functional = not layers and call_node is not None and not _passes_training(call_node)
-        kinds = sorted({"batch-norm" if "batch_norm" in str(op["op"]) else "dropout" for op in group})
-        names = ", ".join(f"`self.{m}`" for m in layers) or "this call"
-        if functional:
-            message = (
-                f"{' / '.join(kinds)} is exported in training mode here: the functional call defaults to "
-                f"`training=True`, so the exported program stays random / uses batch statistics even "
-                f"after `.eval()`. Pass `training=self.training`."
-            )
-            fix = {"kind": "pass-training-flag", "ops": kinds}
-        else:
-            effects = {
-                "dropout": "dropout stays random",
-                "batch-norm": "batch-norm normalises with batch statistics and updates its running stats",
-            }
-            message = (
-                f"{names} ({' / '.join(kinds)}) is exported in training mode: "
-                f"{' and '.join(effects[k] for k in kinds)} in the exported program. "
-                f"Call `.eval()` on the model before `torch.export.export`."
-            )
-            fix = {"kind": "call-eval", "layers": layers}
-        rng = _range(text, *call) if call else text.line_range(line - 1)
-        findings.append(
-            Finding(
-                path=ctx.path,
-                range=rng,
-                severity="warning",
-                code=TRAINING_MODE,
-                message=message,
-                module=ctx.module,
-                mode=ctx.mode,
-                fix=fix,
-            )
-        )
-    return findings
-
-
-def _mutations(
-    mutations: list[dict[str, Any]], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
-) -> list[Finding]:
-    findings, seen = [], set()
-    for mutation in mutations:
-        line, name = mutation.get("line"), str(mutation.get("input"))
-        if mutation.get("path") != ctx.path or not line or (line, name) in seen:
-            continue
-        seen.add((line, name))
-        where = _mutation_on_line(tree, int(line), name)
-        rng = _range(text, *where) if where else text.line_range(int(line) - 1)
-        findings.append(
-            Finding(
-                path=ctx.path,
-                range=rng,
-                severity="warning",
-                code=INPUT_MUTATED,
-                module=ctx.module,
-                mode=ctx.mode,
-                message=(
-                    f"forward writes into its input `{name}` in place ({mutation.get('op')}): the exported "
-                    f"program will modify the caller's tensor too, and some runtimes reject input mutation. "
-                    f"Use an out-of-place op (`{name} = {name} + ...`) or work on `{name}.clone()`."
-                ),
-                fix={"kind": "out-of-place", "input": name, "op": mutation.get("op")},
-            )
-        )
-    return findings
-
-
-Span = tuple[int, int, int, int]
-
-
-def _range(text: SourceText, line: int, col: int, end_line: int, end_col: int) -> Range:
-    return text.span(line - 1, col, end_line - 1, end_col)
 
 
 def _op_lines(summary: dict[str, Any], path: str) -> set[int]:
