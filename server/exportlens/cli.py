@@ -14,9 +14,12 @@ from .check import MODES, CheckOptions, check_file
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
+from .lsp.settings import Settings
 from .report import render
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+# The flags' defaults are the settings' (lsp/settings.py declares each once; no pygls there).
+DEFAULT = Settings()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,24 +36,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="tracer: non-strict (torch's default), strict (dynamo) or both; "
         "default: the export call's own strict=, else non-strict",
     )
-    check.add_argument("--timeout", type=float, default=30.0, metavar="S", help="per module (default 30)")
+    check.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT.timeout_seconds,
+        metavar="S",
+        help=f"per module (default {DEFAULT.timeout_seconds:g})",
+    )
     check.add_argument(
         "--memory-limit",
         type=int,
-        default=None,
+        default=DEFAULT.memory_limit_mb,
         metavar="MB",
         help="address-space cap per export, on top of the warm worker",
     )
     check.add_argument(
         "--meta-above",
         type=float,
-        default=1024.0,
+        default=DEFAULT.meta_above_mb,
         metavar="MB",
         help="export models whose weights exceed MB with meta weights, allocating nothing (0: never)",
     )
     check.add_argument(
         "--python",
-        default=None,
+        default=DEFAULT.python,
         metavar="EXE",
         help="interpreter with torch to run exports in (default: this one)",
     )

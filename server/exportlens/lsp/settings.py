@@ -3,24 +3,17 @@
 Sources, later wins: defaults, `initializationOptions.settings`, the
 `workspace/configuration` pull (redone on every `didChangeConfiguration`).
 
-| name            | values                              | default      |
-|-----------------|-------------------------------------|--------------|
-| mode            | "non-strict" / "strict" / "both" / null | null: the export call's `strict=` (as the CLI) |
-| runOn           | "type" / "save"                     | "type"       |
-| debounceMs      | int ≥ 0                             | 300          |
-| timeoutSeconds  | float > 0, per export               | 30           |
-| memoryLimitMb   | int or null                         | null         |
-| python          | interpreter for the worker or null  | null (this one); a change restarts the engine |
-| allFailures     | bool                                | true         |
-| trusted         | bool; false runs no user code       | true         |
-| exportSites     | bool; look for export calls in other workspace files | true |
-| metaAboveMb     | number ≥ 0: models with more weights export on the meta device; 0 = never | 1024 |
+Each setting is declared once, here: a field of `Settings` whose metadata is its `Spec`
+(wire name, JSON type, allowed values, what it is, its `exportlens check` flag and its VS Code
+setting). `package.json`, `extension/README.md`, the LSP README, `extension/src/settings.ts`
+and the CLI are compared with `SPECS` by tests/test_settings_declared_once.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,46 +21,182 @@ log = logging.getLogger("exportlens.lsp")
 
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
+# VS Code settings that are the client's alone (vscode-languageclient's LSP trace).
+CLIENT_ONLY = ("trace.server",)
+
+
+@dataclass(frozen=True)
+class Client:
+    """The setting as VS Code shows it (package.json, extension README, settings.ts), where it
+    differs from the server's: `interpreter` resolves to `python`, mode `auto` is `null`."""
+
+    description: str
+    name: str | None = None  # None: the server's name
+    default: Any = ...  # ...: the server's default
+    enum: tuple[str, ...] | None = None  # None: the server's
+
+
+@dataclass(frozen=True)
+class Spec:
+    type: str  # JSON type: "string", "integer", "number" or "boolean"
+    values: str  # what the server accepts and what it means: the LSP README's "values" column
+    nullable: bool = False
+    enum: tuple[str, ...] = ()
+    minimum: float | None = None
+    exclusive: bool = False  # the minimum itself is not allowed
+    results: bool = False  # export results depend on it: a change drops cached results
+    cli: str | None = None  # the `exportlens check` flag (a store_true flag sets the opposite)
+    client: Client | None = None  # None: not a VS Code setting (set by the extension, or not at all)
+    # filled in by `SPECS` from the field
+    name: str = ""
+    field: str = ""
+    default: Any = None
+
+    def accepts(self, value: Any) -> bool:
+        if value is None:
+            return self.nullable
+        if isinstance(value, bool) != (self.type == "boolean"):
+            return False
+        if not isinstance(value, _PY_TYPES.get(self.type, bool)):
+            return False
+        if self.enum and value not in self.enum:
+            return False
+        if self.minimum is not None:
+            return bool(value > self.minimum if self.exclusive else value >= self.minimum)
+        return True
+
+
+_PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": (int, float)}
+
+
+def _setting(default: Any, spec: Spec) -> Any:
+    return dataclasses.field(default=default, metadata={"spec": spec})
 
 
 @dataclass(frozen=True)
 class Settings:
-    mode: str | None = None
-    run_on: str = "type"
-    debounce_ms: int = 300
-    timeout_seconds: float = 30.0
-    memory_limit_mb: int | None = None
-    python: str | None = None
-    all_failures: bool = True
-    trusted: bool = True
-    export_sites: bool = True
-    meta_above_mb: float = 1024.0
+    mode: str | None = _setting(
+        None,
+        Spec(
+            "string",
+            '`"non-strict"`, `"strict"`, `"both"`, `null`: the export call\'s `strict=`, '
+            "else non-strict (as the CLI)",
+            nullable=True,
+            enum=MODES,
+            results=True,
+            cli="--mode",
+            client=Client(
+                "Which torch.export tracer to check with: `auto` (the file's export call's `strict=`, "
+                "else non-strict), `non-strict`, `strict` or `both`.",
+                default="auto",
+                enum=("auto", *MODES),
+            ),
+        ),
+    )
+    run_on: str = _setting(
+        "type",
+        Spec(
+            "string",
+            '`"type"`, `"save"`',
+            enum=RUN_ON,
+            client=Client(
+                "When to export the modules of an open file: `type` (after `debounceMs`) or `save`."
+            ),
+        ),
+    )
+    debounce_ms: int = _setting(
+        300,
+        Spec(
+            "integer",
+            "int ≥ 0",
+            minimum=0,
+            client=Client("Milliseconds of quiet typing before a check starts (runOn: type)."),
+        ),
+    )
+    timeout_seconds: float = _setting(
+        30.0,
+        Spec(
+            "number",
+            "number > 0, per export",
+            minimum=0,
+            exclusive=True,
+            cli="--timeout",
+            client=Client("Time limit of one module's export, in seconds."),
+        ),
+    )
+    memory_limit_mb: int | None = _setting(
+        None,
+        Spec(
+            "integer",
+            "int > 0 or `null`",
+            nullable=True,
+            minimum=0,
+            exclusive=True,
+            cli="--memory-limit",
+            client=Client("Address-space cap of one export, in MB (null or 0: none)."),
+        ),
+    )
+    python: str | None = _setting(
+        None,
+        Spec(
+            "string",
+            "interpreter with torch for the worker, or `null` (the server's); a change restarts the engine",
+            nullable=True,
+            results=True,
+            cli="--python",
+            client=Client(
+                "Python interpreter with torch, used for the server and for exports. Empty: the Python "
+                "extension's selected interpreter when it is installed, else `python3` on PATH. Ignored in "
+                "untrusted workspaces unless set in your user settings.",
+                name="interpreter",
+                default="",
+            ),
+        ),
+    )
+    all_failures: bool = _setting(
+        True,
+        Spec(
+            "boolean",
+            "bool",
+            results=True,
+            cli="--first-failure-only",
+            client=Client("Report every export failure of a module, not only the first one."),
+        ),
+    )
+    trusted: bool = _setting(True, Spec("boolean", "bool; `false` runs no user code", results=True))
+    export_sites: bool = _setting(
+        True, Spec("boolean", "bool: use export calls found in other workspace files")
+    )
+    meta_above_mb: float = _setting(
+        1024.0,
+        Spec(
+            "number",
+            "number ≥ 0: models whose weights exceed this many MB export on the meta device "
+            "(nothing allocated); 0 = never",
+            minimum=0,
+            results=True,
+            cli="--meta-above",
+            client=Client(
+                "Models whose weights exceed this many MB are exported on the meta device: same graph and "
+                "findings, no weights allocated (a .pt2 cannot be saved). 0: never."
+            ),
+        ),
+    )
 
     def results_key(self) -> tuple[Any, ...]:
         """What an export's result depends on besides the source: a change drops the cache."""
-        return (self.mode, self.python, self.all_failures, self.trusted, self.meta_above_mb)
+        return tuple(getattr(self, s.field) for s in SPECS if s.results)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _camel(field: str) -> str:
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), field)
 
 
-# camelCase wire name -> (field, validator)
-_FIELDS: dict[str, tuple[str, Any]] = {
-    "mode": ("mode", lambda v: v is None or v in MODES),
-    "runOn": ("run_on", lambda v: v in RUN_ON),
-    "debounceMs": ("debounce_ms", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0),
-    "timeoutSeconds": ("timeout_seconds", lambda v: isinstance(v, (int, float)) and v > 0),
-    "memoryLimitMb": ("memory_limit_mb", lambda v: v is None or (isinstance(v, int) and v > 0)),
-    "python": ("python", lambda v: v is None or isinstance(v, str)),
-    "allFailures": ("all_failures", lambda v: isinstance(v, bool)),
-    "trusted": ("trusted", lambda v: isinstance(v, bool)),
-    "exportSites": ("export_sites", lambda v: isinstance(v, bool)),
-    "metaAboveMb": (
-        "meta_above_mb",
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
-    ),
-}
+SPECS: tuple[Spec, ...] = tuple(
+    dataclasses.replace(f.metadata["spec"], name=_camel(f.name), field=f.name, default=f.default)
+    for f in dataclasses.fields(Settings)
+)
+BY_NAME = {spec.name: spec for spec in SPECS}
 
 
 def merge(base: Settings, raw: Any) -> Settings:
@@ -76,18 +205,17 @@ def merge(base: Settings, raw: Any) -> Settings:
         return base
     changes: dict[str, Any] = {}
     for name, value in raw.items():
-        if name not in _FIELDS:
+        spec = BY_NAME.get(name)
+        if spec is None:
             continue
-        field_name, valid = _FIELDS[name]
-        if value == "" and field_name in ("python", "mode"):
+        if value == "" and spec.nullable and spec.type == "string":
             value = None  # an emptied text box means "unset"
-        if not valid(value):
+        if not spec.accepts(value):
             log.warning("ignoring setting exportlens.%s = %r", name, value)
             continue
-        changes[field_name] = float(value) if field_name == "timeout_seconds" else value
+        changes[spec.field] = float(value) if spec.type == "number" else value
     return dataclasses.replace(base, **changes)
 
 
 def to_json(settings: Settings) -> dict[str, Any]:
-    by_field = {field: name for name, (field, _) in _FIELDS.items()}
-    return {by_field[k]: v for k, v in dataclasses.asdict(settings).items()}
+    return {spec.name: getattr(settings, spec.field) for spec in SPECS}
