@@ -10,17 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from exportlens.codes import CODES, UnknownCodeError
+from exportlens.codes import CODES, FIX_ONLY, UnknownCodeError
 from exportlens.findings import Finding, Range
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "server" / "exportlens"
-REGISTRY = PACKAGE / "codes.py"
+REGISTRY = PACKAGE / "codes"  # model.py, and one file per family of codes
 DOCS = ROOT / "docs" / "codes.md"
 # `## ` sections of docs/codes.md about something other than one code.
 NON_CODE_HEADINGS = {"How the line is found"}
-# `Fix.code` of fixes offered where no finding is (a quick-fix on an export call): no diagnostic code.
-FIX_ONLY_CODES = {"make-dynamic"}
 _CODE_SHAPE = re.compile(r"^[a-z]+(-[a-z]+)*$")
 
 
@@ -44,16 +42,43 @@ def test_every_registered_code_has_one_heading_and_nothing_else_does() -> None:
     assert sorted(documented - set(CODES)) == [], "documented but not registered (or a non-code section)"
 
 
+def index_rows() -> list[tuple[str, str, str, str]]:
+    """(code, anchor, tracer, one line) of each row of docs/codes.md's index table."""
+    row = re.compile(r"^\| \[([^\]]+)\]\(#([^)]+)\) \| ([^|]+) \| (.+) \|$", re.MULTILINE)
+    return [
+        (c, a, t.strip(), line.strip()) for c, a, t, line in row.findall(DOCS.read_text(encoding="utf-8"))
+    ]
+
+
 def test_the_index_table_links_every_code_to_its_anchor() -> None:
-    rows = re.findall(r"^\| \[([^\]]+)\]\(#([^)]+)\) \|", DOCS.read_text(encoding="utf-8"), re.MULTILINE)
-    assert all(text == anchor for text, anchor in rows), rows
-    assert sorted(text for text, _ in rows) == sorted(CODES)
+    rows = index_rows()
+    assert all(text == CODES[text].anchor == anchor for text, anchor, _, _ in rows if text in CODES), rows
+    assert sorted(text for text, *_ in rows) == sorted(CODES)
+
+
+def test_each_code_has_its_anchors_heading() -> None:
+    assert sorted(entry.anchor for entry in CODES.values()) == sorted(set(doc_headings()) - NON_CODE_HEADINGS)
+
+
+def test_the_index_states_each_codes_tracer_as_registered() -> None:
+    """The index's tracer column: strict / non-strict / both, `—` for none (the code's own, ExportLens's)."""
+    stated = {code: None if tracer == "—" else tracer for code, _, tracer, _ in index_rows()}
+    assert stated == {code: entry.tracer for code, entry in CODES.items()}
+
+
+def test_the_index_notes_each_severity_but_error_as_registered() -> None:
+    """`(warning)` / `(information)` in a row's one line: the severity, where it is not `error`."""
+    for code, _, _, line in index_rows():
+        noted = re.findall(r"\((warning|information|hint)\)", line)
+        expected = [] if CODES[code].severity == "error" else [CODES[code].severity]
+        assert noted == expected, (code, line)
 
 
 def test_each_code_is_declared_once_and_well_formed() -> None:
     declared = [
         str(node.args[0].value)
-        for node in ast.walk(ast.parse(REGISTRY.read_text(encoding="utf-8")))
+        for path in sorted(REGISTRY.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "_c"
@@ -64,6 +89,8 @@ def test_each_code_is_declared_once_and_well_formed() -> None:
         assert _CODE_SHAPE.match(entry.code), entry.code
         assert entry.why and entry.fix, entry.code
         assert entry.severity in ("error", "warning", "information", "hint"), entry.code
+        assert entry.tracer in ("strict", "non-strict", "both", None), entry.code
+        assert all(_CODE_SHAPE.match(kind) for kind in entry.fixes), entry.code
 
 
 def test_a_finding_with_an_unregistered_code_or_severity_cannot_be_made() -> None:
@@ -206,12 +233,12 @@ class CodeScan:
 
 @pytest.fixture(scope="module")
 def scan() -> CodeScan:
-    return CodeScan(sorted(p for p in PACKAGE.rglob("*.py") if p != REGISTRY)).run()
+    return CodeScan(sorted(p for p in PACKAGE.rglob("*.py") if REGISTRY not in p.parents)).run()
 
 
 def test_every_code_literal_in_the_package_is_registered(scan: CodeScan) -> None:
-    unregistered = {c: sites for c, sites in scan.found.items() if c not in CODES and c not in FIX_ONLY_CODES}
-    assert unregistered == {}, "used as a code but not in CODES (server/exportlens/codes.py)"
+    unregistered = {c: sites for c, sites in scan.found.items() if c not in CODES and c not in FIX_ONLY}
+    assert unregistered == {}, "used as a code but not in CODES (server/exportlens/codes/)"
     assert scan.dynamic == [], "a code built at run time cannot be checked: use a literal"
 
 

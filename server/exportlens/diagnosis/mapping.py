@@ -133,7 +133,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
         fix.setdefault("expression", sources.snippet(culprit))
     related = related_chain(places, culprit, ctx)
     message = _message(entry.code, kind, record, ctx)
-    if library is not None and not is_workspace(str(library["path"]), ctx) and entry.code not in _NOT_LIBRARY:
+    if library is not None and not is_workspace(str(library["path"]), ctx) and entry.library:
         # The refusal happened inside a library the user calls: name the library line too.
         where = sources.place(library)
         line = where.range.start.line + 1
@@ -172,9 +172,6 @@ def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContex
         return f"{head} Fix: {entry.fix}."
     suggested = f" torch suggests: {'; '.join(fixes)}." if fixes else ""
     return f"{head} Fix: {kind.fix.get('hint') or entry.fix}.{suggested}"
-
-
-_NOT_LIBRARY = {"import-error", "user-exit", "out-of-memory", "internal-error"}
 
 
 def _with_library(message: str, shown: str, name: str) -> str:

@@ -1,0 +1,67 @@
+"""The registry of every diagnostic code, and looking codes up: an unknown code is a bug.
+
+The codes are declared in `refusals.py` (what torch refused), `outcomes.py` (no export verdict:
+the code raised, ExportLens's own) and `baked.py` (exported, but wrong); `model.Code` says what
+each declares.  A Finding with a code missing here cannot be made (`registered`); `url_for` gives
+a finding's documentation link (torch's graph-break page, else the code's docs/codes.md anchor).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import baked, outcomes, refusals
+from .model import Code
+from .outcomes import FIX_ONLY
+
+__all__ = ["CODES", "DOCS", "FIX_ONLY", "Code", "UnknownCodeError", "registered", "url_for"]
+
+
+def _merged(*tables: dict[str, Code]) -> dict[str, Code]:
+    merged: dict[str, Code] = {}
+    for table in tables:
+        twice = set(merged) & set(table)
+        if twice:
+            raise ValueError(f"codes declared twice: {sorted(twice)}")
+        merged.update(table)
+    return merged
+
+
+CODES = _merged(refusals.CODES, outcomes.CODES, baked.CODES)
+GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+
+
+def _docs_base() -> str | None:
+    """docs/codes.md in the package (a wheel) or beside it (a checkout, the .vsix): it opens
+    offline. None without one: the project has no public address to link to instead."""
+    here = Path(__file__).resolve()
+    package = here.parents[1]  # server/exportlens
+    for docs in (package / "docs" / "codes.md", package.parents[1] / "docs" / "codes.md"):
+        if docs.is_file():
+            return docs.as_uri() + "#"
+    return None
+
+
+DOCS = _docs_base()
+
+
+class UnknownCodeError(ValueError):
+    """A finding was made with a code this table does not declare (a typo, or a code not added here)."""
+
+
+def registered(code: str) -> Code:
+    """The registry's entry for `code`; an unknown code is a bug, never silently another code."""
+    entry = CODES.get(code)
+    if entry is None:
+        raise UnknownCodeError(
+            f"{code!r} is not a registered diagnostic code: declare it in CODES "
+            f"(server/exportlens/codes/) and document it under `## {code}` in docs/codes.md"
+        )
+    return entry
+
+
+def url_for(code: str, gb_id: str | None = None) -> str | None:
+    if gb_id:
+        return GB_SITE.format(gb_id)
+    entry = registered(code)
+    return entry.url or (DOCS + entry.anchor if DOCS else None)

@@ -1,0 +1,45 @@
+"""Codes of an export that passed but whose program does not do what eager does (diagnosis/baked)."""
+
+from __future__ import annotations
+
+from .model import Code, _c
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        # Exported, but the program does not do what eager does (diagnosis/baked).
+        _c(
+            "side-effect-baked",
+            "code in forward runs once, at export time, and is not part of the exported program "
+            "(print/logging, a global or `self` attribute changed, a clock/random/`id()` value baked in)",
+            "move it out of forward, guard it with `torch.compiler.is_exporting()`, or pass the value in",
+            severity="warning",
+            tracer="both",
+            fixes=("guard-print", "remove"),
+        ),
+        _c(
+            "tensor-attribute-not-buffer",
+            "forward assigns a tensor to a `self` attribute that is no registered buffer: the exported "
+            "program drops the assignment",
+            "`register_buffer` it in `__init__` and update it in place, or return it",
+            severity="warning",
+            tracer="both",
+            fixes=("buffer",),
+        ),
+        _c(
+            "exported-in-training-mode",
+            "dropout / batch-norm were exported in training mode",
+            "call `.eval()` before exporting, or pass `training=self.training` to the functional call",
+            severity="warning",
+            tracer="both",
+            fixes=("eval",),
+        ),
+        _c(
+            "input-mutated",
+            "forward writes into an input tensor in place: the exported program changes the caller's tensor",
+            "use an out-of-place op, or work on a `.clone()` of the input",
+            severity="warning",
+            tracer="both",
+        ),
+    )
+}

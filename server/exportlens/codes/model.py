@@ -1,0 +1,58 @@
+"""What one diagnostic code declares: meaning, severity, tracer, library, quick-fix kinds.
+
+Each code is declared once with `_c` in one of `refusals.py`, `outcomes.py`, `baked.py`; codes
+never change meaning once shipped (editors and CI configs key on them).  docs/codes.md documents
+each one under an anchor of the same name; tests/test_codes_registry.py checks the docs, every
+code literal of the package and the fixes against the declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # findings.py imports the codes to check them: no import cycle at run time
+    from .findings import Severity
+
+EXPORT_DOCS = "https://pytorch.org/docs/stable/export.html"
+COND_DOCS = "https://pytorch.org/docs/stable/cond.html"
+EXPORTDB = "https://pytorch.org/docs/main/generated/exportdb/index.html"
+CUSTOM_OPS = "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
+
+# Which of torch.export's tracers refuses it (torch 2.13): strict = dynamo reads the bytecode,
+# non-strict = forward runs on fake tensors; for a warning, which tracer's export it is found in.
+Tracer = Literal["strict", "non-strict", "both"]
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    why: str  # what went wrong, in plain words
+    fix: str  # what to do next
+    severity: Severity = "error"
+    url: str | None = None  # None: this code's anchor in docs/codes.md
+    refusal: bool = True  # torch refused the code; False: it raised, exited, ran out of memory, ...
+    tracer: Tracer | None = "both"  # None: not a tracer's doing (the code itself, ExportLens's own)
+    # Its finding may name the library line that refused (a related location, `fix["library"]`).
+    library: bool = False
+    fixes: tuple[str, ...] = ()  # the `Fix.kind`s fixes/ offers for it
+
+    @property
+    def anchor(self) -> str:
+        """Its section of docs/codes.md: the heading `## <code>` has this anchor."""
+        return self.code
+
+
+def _c(
+    code: str,
+    why: str,
+    fix: str,
+    url: str | None = None,
+    severity: Severity = "error",
+    refusal: bool = True,
+    *,
+    tracer: Tracer | None,
+    library: bool = False,
+    fixes: tuple[str, ...] = (),
+) -> Code:
+    return Code(code, why, fix, severity, url, refusal, tracer, library, fixes)
