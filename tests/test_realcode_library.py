@@ -224,7 +224,7 @@ def test_a_failure_in_exportlens_after_the_export_is_internal_not_the_models() -
     ExportLens and was reported as the model's export-error; it is ExportLens's own failure."""
     import types
 
-    from exportlens.diagnosis.kinds import classify
+    from exportlens.diagnosis.rules import classify
     from exportlens.worker.failure import describe_failure
     from exportlens.worker.inputs import build
 

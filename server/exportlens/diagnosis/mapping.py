@@ -13,14 +13,13 @@ from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
 from ..textpos import SourceText, utf16_len
 from .context import DiagnosisContext
+from .facts import Facts, user_raised
 from .guards import guard_frames
-from .kinds import Kind, classify
-from .later import soften_possible
+from .kind import Kind
 from .locate import (
     Place,
     Sources,
     export_call_place,
-    is_third_party,
     is_workspace,
     record_library_frame,
     related_chain,
@@ -28,9 +27,9 @@ from .locate import (
     user_frames,
     workspace_frames,
 )
-from .outputs import output_kind, return_place
-from .spec_shapes import shape_test
-from .traced_only import refine
+from .outputs import return_place
+from .rule import Failure
+from .rules import kind_of, later_findings
 
 _STRICT = "strict export (dynamo)"
 _NON_STRICT = "non-strict export (fake tensors)"
@@ -41,7 +40,7 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     findings: list[Finding] = []
     seen: set[tuple[str, str, int, int]] = set()
     each = [_one(one, ctx, sources) for one in [record, *(record.get("more") or [])]]
-    mapped = soften_possible(record, each)
+    mapped = later_findings(record, each)
     for finding in mapped:
         key = (finding.code, finding.path, finding.range.start.line, finding.range.start.character)
         if key not in seen:
@@ -81,28 +80,22 @@ def _inside(finding: Finding, ctx: DiagnosisContext) -> Finding:
 
 def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Finding:
     frames = user_frames(record, ctx)
-    record = dict(record, user_frames=frames, user_raised=_user_raised(record, ctx))
     places = [sources.place(f) for f in frames]
     if places:  # `if (x < 0).any():` is reported by CPython as the whole statement
         places[-1] = sources.condition(places[-1])
     culprit = places[-1] if places else None
     library = record_library_frame(record, ctx)
-    # A library class's constructor raised (transformers checking its config): still `__init__`.
-    record["library_init"] = bool(library and library.get("name") == "__init__")
     # The culprit's text: the user's line, else the library line that refused.
     text_at = culprit or (sources.condition(sources.place(library)) if library else None)
-    kind = output_kind(record) or refine(
-        classify(
-            record,
-            sources.snippet(text_at) if text_at else "",
-            sources.statement(text_at) if text_at else "",
-        ),
-        record,
+    facts = Facts(
+        user_frames=frames,
+        user_raised=user_raised(record, ctx),
+        library_init=bool(library and library.get("name") == "__init__"),
+        snippet=sources.snippet(text_at) if text_at else "",
+        statement=sources.statement(text_at) if text_at else "",
+        culprit_in_file=text_at is not None and text_at.path == ctx.path,
     )
-    if kind.code == "data-dependent-guard" and text_at is not None and text_at.path == ctx.path:
-        # A ShapeVar dim (the spec API) is unbacked: a shape test on it fails as a data-dependent guard.
-        cond = str(kind.fix.get("cond", ""))
-        kind = shape_test(ctx.source, ctx.module, sources.snippet(text_at), cond) or kind
+    kind = kind_of(Failure(record, facts, ctx.source, ctx.module))
     if kind.where == "guard":
         site = guard_frames(record, kind)
         library = record_library_frame({"frames": site}, ctx) if site else library
@@ -125,8 +118,8 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
         places, culprit = [], None
     if culprit is None:
         culprit = Place(ctx.path, ctx.anchor, "")
-    # No fallback here: a failure no rule recognises is `export-error` by `classify`'s own choice,
-    # so a code misspelt in kinds.py fails loudly instead of passing as `export-error`.
+    # No fallback here: a failure no rule recognises is `export-error` by the rules' own choice,
+    # so a code misspelt in a rule fails loudly instead of passing as `export-error`.
     entry = registered(kind.code)
     fix = {k: v for k, v in kind.fix.items() if v not in (None, "", [], {})}
     if culprit.range != ctx.anchor:
@@ -178,17 +171,6 @@ def _with_library(message: str, shown: str, name: str) -> str:
     """Say where in the library it happened, after the first sentence."""
     head, sep, rest = message.partition(" Fix: ")
     return f"{head} (In library code: `{name}` at {shown}.){sep}{rest}"
-
-
-def _user_raised(record: dict[str, Any], ctx: DiagnosisContext) -> bool:
-    """The exception was raised by workspace code itself (its innermost frame), or by a library
-    the code calls (a `raise ValueError` in transformers' forward), not by torch."""
-    mro = record.get("exc_mro") or []
-    if any(name.startswith("Torch") or name in ("Unsupported", "UserError") for name in mro):
-        return False
-    frames = record.get("frames") or []
-    innermost = str(frames[-1].get("path", "")) if frames else ""
-    return bool(frames) and (is_workspace(innermost, ctx) or is_third_party(innermost))
 
 
 # Calls that turn a size into a plain Python int: the Dim becomes the example's value.

@@ -1,0 +1,182 @@
+"""The classification table: which code a failure record is, the first rule that holds deciding.
+
+Structured fields first, message text as fallback.  The fallbacks are deliberate and documented
+in docs/codes.md: a dynamo graph break of an unlisted type is `graph-break`, a constraint
+violation of unknown wording `dim-specialized`, any other failure `export-error` with torch's
+first line.  `rules.py` evaluates it, then the tables that refine its kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .constraints import OUT_OF_RANGE, constraint
+from .kind import Kind, short
+from .kinds import NOT_PYTREE, data_dependent_kind, graph_break_kind, not_pytree_kind, table_kind
+from .outputs import output_kind
+from .rule import Failure, Rule, rule
+from .table import TABLE, by_exception_or_text, by_graph_break, said
+
+_DATA_DEPENDENT = {
+    "tensor-assert",
+    "tensor-to-python-scalar",
+    "data-dependent-branch",
+    "data-dependent-guard",
+}
+_CONSTRAINTS = {
+    "dim-specialized",
+    "dim-range-narrowed",
+    "dims-must-be-equal",
+    "dim-example-too-small",
+    "example-outside-dim-range",
+}
+_GRAPH_BREAKS = {*TABLE, "graph-break", "user-exception"}
+_OOM_WORDS = ("not enough memory", "can't allocate memory", "Cannot allocate memory")
+
+
+# -- predicates longer than a line -------------------------------------------------------------
+def _out_of_memory(f: Failure) -> bool:
+    return "MemoryError" in f.mro or any(words in f.message for words in _OOM_WORDS)
+
+
+def _guard_inside_an_op(f: Failure) -> bool:
+    """Strict wraps a data-dependent guard hit inside an op as a CONSTRAINT_VIOLATION UserError
+    (2.15 also without the "Consider annotating" prefix it had before)."""
+    return "Constraints violated" not in f.message and (
+        "GuardOnDataDependentSymNode" in f.chained
+        or "Could not guard on data-dependent expression" in f.message
+        or "data-dependent expression" in f.first_line  # 2.15: "Could not extract ... from"
+    )
+
+
+def _constraint_violated(f: Failure) -> bool:
+    return (
+        "Constraints violated" in f.message
+        or "ConstraintViolationError" in f.mro
+        or f.record.get("error_type") == "CONSTRAINT_VIOLATION"
+        or bool(OUT_OF_RANGE.search(f.message))
+    )
+
+
+def _named_break(f: Failure) -> bool:
+    """2.10: a dynamo error without graph-break fields whose first line is a known break's type."""
+    return (
+        not f.has_graph_break
+        and "TorchDynamoException" in f.mro
+        and bool(by_graph_break(None, f.first_line, f.message))
+    )
+
+
+def _data_dependent_guard(f: Failure) -> bool:
+    return (
+        "GuardOnDataDependentSymNode" in f.mro
+        or f.record.get("error_type") == "ANTI_PATTERN"
+        or "Could not guard on data-dependent expression" in f.message
+    )
+
+
+def _table_code(f: Failure) -> str | None:
+    return by_exception_or_text(f.mro, f.message)
+
+
+def _data_dependent_output(f: Failure) -> bool:
+    return "DataDependentOutputException" in f.mro or "_local_scalar_dense" in said(f.message)
+
+
+# -- kinds longer than a line --------------------------------------------------------------------
+def _output(f: Failure) -> Kind:
+    kind = output_kind(f.record)
+    if kind is None:
+        raise AssertionError("made only when `output_kind` finds one")
+    return kind
+
+
+def _exit(f: Failure) -> Kind:
+    return Kind("user-exit", f"{f.exc_type}({f.message})" if f.message else f.exc_type)
+
+
+def _inputs(f: Failure) -> Kind:
+    init = any(frame.get("name") == "__init__" for frame in f.facts.user_frames) or f.facts.library_init
+    return Kind("module-init-error" if init else "inputs-error", f.error)
+
+
+def _data_dependent(f: Failure) -> Kind:
+    return data_dependent_kind(f.record, f.facts.snippet, f.facts.statement)
+
+
+def _graph_break(f: Failure, record: dict[str, Any]) -> Kind:
+    code = by_graph_break(record.get("gb_id"), record.get("gb_type"), f.message) or "graph-break"
+    return graph_break_kind(code, f.message, record, f.facts.snippet, f.facts.statement)
+
+
+def _op(code: str) -> Callable[[Failure], Kind]:
+    return lambda f: Kind(code, f"`{f.record.get('op')}`", {"op": f.record.get("op")})
+
+
+def _not_pytree(f: Failure) -> Kind:
+    found = NOT_PYTREE.search(f.message)
+    if found is None:
+        raise AssertionError("made only when the message names the type")
+    return not_pytree_kind(found["type"], found["where"])
+
+
+def _no_data_pointer(f: Failure) -> Kind:
+    deep = any(str(frame.get("path", "")).endswith("/copy.py") for frame in f.record.get("frames") or [])
+    return Kind("tensor-deepcopy" if deep else "tensor-data-ptr", "")
+
+
+def _data_dependent_output_kind(f: Failure) -> Kind:
+    branch = f.facts.statement.startswith(("if ", "elif ", "while "))
+    return Kind("data-dependent-branch" if branch else "data-dependent-guard", f.first_line)
+
+
+def _user_exception(f: Failure) -> Kind:
+    return Kind("user-exception", f.raw_error, {"exception": f.record.get("exc_type")})
+
+
+R = rule  # rows: name, the codes it yields, when it holds, the kind it makes
+# fmt: off
+CLASSIFY: tuple[Rule[Failure, Kind], ...] = (
+    R("output torch cannot flatten", "unflattenable-output",
+      lambda f: output_kind(f.record) is not None, _output),
+    R("the code exited", "user-exit", lambda f: bool(f.mro & {"SystemExit", "KeyboardInterrupt"}), _exit),
+    R("out of memory", "out-of-memory", _out_of_memory, lambda f: Kind("out-of-memory", f.first_line[:200])),
+    R("importing the file raised", "import-error", lambda f: f.stage == "import",
+      lambda f: Kind("import-error", f.error)),
+    R("building the inputs raised", {"module-init-error", "inputs-error"},
+      lambda f: f.stage == "inputs", _inputs),
+    R("ExportLens failed", "internal-error", lambda f: f.stage == "internal",
+      lambda f: Kind("internal-error", f.error, where="anchor")),
+    R("data-dependent guard inside an op", _DATA_DEPENDENT, _guard_inside_an_op, _data_dependent),
+    R("a Dim's constraint violated", _CONSTRAINTS, _constraint_violated, lambda f: constraint(f.message)),
+    R("dynamic_shapes does not fit the inputs", "dynamic-shapes-invalid",
+      lambda f: f.record.get("error_type") == "INVALID_INPUT" or "dynamic_shapes" in f.first_line,
+      lambda f: Kind("dynamic-shapes-invalid", short(f.first_line), where="dynamic_shapes")),
+    R("draft export: no fake kernel", "missing-fake-kernel",
+      lambda f: f.record.get("draft_failure_type") == "MISSING_FAKE_KERNEL", _op("missing-fake-kernel")),
+    R("draft export: fake kernel mismatch", "fake-kernel-mismatch",
+      lambda f: f.record.get("draft_failure_type") == "MISMATCHED_FAKE_KERNEL", _op("fake-kernel-mismatch")),
+    R("graph break named by the first line (2.10)", _GRAPH_BREAKS, _named_break,
+      lambda f: _graph_break(f, dict(f.record, gb_type=f.first_line))),
+    R("graph break", _GRAPH_BREAKS, lambda f: f.has_graph_break, lambda f: _graph_break(f, f.record)),
+    R("data-dependent guard", _DATA_DEPENDENT, _data_dependent_guard, _data_dependent),
+    R("an input torch cannot flatten", "export-error",
+      lambda f: bool(NOT_PYTREE.search(f.message)), _not_pytree),
+    R("exception or words of a known kind", set(TABLE) - {"data-dependent-branch"},
+      lambda f: _table_code(f) not in (None, "data-dependent-branch"),
+      lambda f: table_kind(str(_table_code(f)), f.record, f.message)),
+    R("no data pointer (fake tensors)", {"tensor-deepcopy", "tensor-data-ptr"},
+      lambda f: "Cannot access data pointer of Tensor" in f.message, _no_data_pointer),
+    R("data-dependent branch (torch <= 2.6 wording)", "data-dependent-branch",
+      lambda f: _table_code(f) == "data-dependent-branch",
+      lambda f: Kind("data-dependent-branch", f.first_line)),
+    R("data-dependent output (torch 2.2)", {"data-dependent-branch", "data-dependent-guard"},
+      _data_dependent_output, _data_dependent_output_kind),
+    R("any other graph break", "graph-break", lambda f: "Unsupported" in f.mro,
+      lambda f: Kind("graph-break", f.first_line)),
+    R("the code raised", "user-exception", lambda f: f.facts.user_raised, _user_exception),
+    R("anything else: torch's first line", "export-error", lambda f: True,
+      lambda f: Kind("export-error", f.raw_error)),
+)
+# fmt: on
