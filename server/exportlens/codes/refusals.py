@@ -7,7 +7,7 @@ from .model import COND_DOCS, CUSTOM_OPS, EXPORT_DOCS, EXPORTDB, Code, _c
 CODES: dict[str, Code] = {
     c.code: c
     for c in (
-        # torch.export refuses the module (diagnosis/kinds.py picks one from the failure record).
+        # torch.export refuses the module (diagnosis/classification.py picks one from the failure record).
         _c(
             "data-dependent-branch",
             "a Python `if`/`while` decides on a tensor's values, which are unknown while tracing",
@@ -199,7 +199,7 @@ CODES: dict[str, Code] = {
             library=True,
             fixes=("register-dataclass",),
         ),
-        # kinds.py's deliberate fallback: a refusal that no code above describes.
+        # The classification's deliberate fallback: a refusal that no code above describes.
         _c("export-error", "torch.export failed", "see the message", tracer="both", library=True),
     )
 }

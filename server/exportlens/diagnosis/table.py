@@ -9,7 +9,7 @@
 - `texts`: last resort, matched against what torch says minus its hints and the user's source lines
   it quotes (2.10's hint "Use `torch.cond` ..." once turned every data-dependent `if` into a cond
   mismatch).
-Procedural rules (constraint violations, data-dependent guards, where to point) live in kinds.py;
+Procedural rules (constraint violations, data-dependent guards, where to point) live in classification.py;
 differences that are torch's own behaviour are in docs/torch-versions.md.
 """
 
