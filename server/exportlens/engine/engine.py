@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..worker import protocol
 from .jobs import Job, JobOutcome
 from .process import WorkerError, WorkerProcess
 
@@ -36,8 +37,8 @@ class Engine:
 
     @property
     def info(self) -> dict[str, Any]:
-        """What the worker said when it came up: torch and python versions."""
-        return self._worker.info if self._worker else {}
+        """What the worker said when it came up (its protocol.ReadyEvent): torch and python versions."""
+        return dict(self._worker.info) if self._worker and self._worker.info else {}
 
     @property
     def worker_pid(self) -> int | None:
@@ -80,10 +81,10 @@ class Engine:
         relay = None if on_partial is None else _relay(on_partial)
         future = worker.submit(job.to_wire(job_id), relay)
         try:
-            message = await self._answer(worker, future, job.timeout + WEDGED_GRACE)
+            answer = await self._answer(worker, future, job.timeout + WEDGED_GRACE)
         except asyncio.TimeoutError:
             await worker.kill()  # wedged: the next job starts a fresh one
-            message = {"status": "timeout", "seconds": job.timeout, "reason": "the worker stopped answering"}
+            answer = {"status": "timeout", "seconds": job.timeout, "reason": "the worker stopped answering"}
         except asyncio.CancelledError:
             if worker.alive:
                 worker.cancel(job_id)
@@ -91,12 +92,12 @@ class Engine:
         finally:
             if self._latest.get(job.key) == job_id:
                 del self._latest[job.key]
-        return JobOutcome.from_wire(message)
+        return JobOutcome.from_wire(answer)
 
     @staticmethod
     async def _answer(
-        worker: WorkerProcess, future: asyncio.Future[dict[str, Any]], silence: float
-    ) -> dict[str, Any]:
+        worker: WorkerProcess, future: asyncio.Future[protocol.JobAnswer], silence: float
+    ) -> protocol.JobAnswer:
         """The job's result; TimeoutError only when the worker said nothing at all for `silence`
         seconds. A job queued behind many others waits longer than its own timeout, but a
         healthy worker answers some job at least every timeout (each job is killed at its own)."""
@@ -117,8 +118,8 @@ class Engine:
             self._worker = None
 
 
-def _relay(on_partial: Callable[[JobOutcome], None]) -> Callable[[dict[str, Any]], None]:
-    return lambda message: on_partial(JobOutcome.from_wire(message))
+def _relay(on_partial: Callable[[JobOutcome], None]) -> Callable[[protocol.JobAnswer], None]:
+    return lambda answer: on_partial(JobOutcome.from_wire(answer))
 
 
 __all__ = ["Engine", "EngineOptions", "WorkerError"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from ..worker import protocol
 
 
 @dataclass
@@ -12,7 +14,7 @@ class Job:
     source: str
     module_name: str  # the name the buffer is executed under (never "__main__")
     sys_path: list[str]
-    target: dict[str, Any]  # {"name", "class", "inputs": {...}} from discovery
+    target: dict[str, Any]  # a protocol.TargetSpec from discovery: checked by `to_wire`
     strict: bool | None  # None: the export call's own `strict=` decides, else non-strict
     timeout: float = 30.0
     memory_mb: int | None = None
@@ -25,21 +27,22 @@ class Job:
     # Models whose weights would exceed this are built on the meta device (worker/sizing.py).
     meta_above_mb: float | None = 1024.0
     # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
-    verify: dict[str, Any] | None = None
+    verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
         """A newer job with the same key supersedes an older one."""
         return (self.path, str(self.target["name"]), self.strict, self.purpose)
 
-    def to_wire(self, job_id: int) -> dict[str, Any]:
+    def to_wire(self, job_id: int) -> protocol.JobMessage:
+        """The job message; a malformed target or verify spec raises ProtocolError here, not in the child."""
         return {
             "id": job_id,
             "path": self.path,
             "source": self.source,
             "module_name": self.module_name,
             "sys_path": self.sys_path,
-            "target": self.target,
+            "target": protocol.checked_target(self.target),
             "strict": self.strict,
             "timeout": self.timeout,
             "memory_mb": self.memory_mb,
@@ -47,36 +50,36 @@ class Job:
             "all_failures": self.all_failures,
             "save_to": self.save_to,
             "meta_above_mb": self.meta_above_mb,
-            "verify": self.verify,
+            "verify": None if self.verify is None else protocol.checked_verify(self.verify),
         }
 
 
 @dataclass
 class JobOutcome:
-    """status: exported | failed | skipped | crashed | timeout | cancelled."""
-
-    status: str
+    status: protocol.Status
     seconds: float = 0.0
     strict: bool = False
+    # Plain dicts for diagnosis, which reads them as such and adds derived keys to the record
+    # (a protocol.ExportSummary and protocol.FailureRecord, checked when the answer was decoded).
     summary: dict[str, Any] | None = None
     failure: dict[str, Any] | None = None
-    exit: dict[str, Any] | None = None  # how a crashed child ended: {"signal": ...} / {"code": ...}
+    exit: protocol.ExitInfo | None = None  # how a crashed child ended
     output: str = ""
     reason: str = ""
     timings: dict[str, float] = field(default_factory=dict)  # per stage, from the child
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: protocol.JobAnswer = field(kw_only=True)  # the whole answer (save_error, verify, ...)
 
     @staticmethod
-    def from_wire(message: dict[str, Any]) -> JobOutcome:
+    def from_wire(answer: protocol.JobAnswer) -> JobOutcome:
         return JobOutcome(
-            status=message.get("status", "crashed"),
-            seconds=float(message.get("seconds", 0.0)),
-            strict=bool(message.get("strict", False)),
-            summary=message.get("summary"),
-            failure=message.get("failure"),
-            exit=message.get("exit"),
-            output=message.get("output", ""),
-            reason=message.get("reason", ""),
-            timings=dict(message.get("timings") or {}),
-            raw=message,
+            status=answer["status"],
+            seconds=float(answer.get("seconds", 0.0)),
+            strict=bool(answer.get("strict", False)),
+            summary=cast("dict[str, Any] | None", answer.get("summary")),
+            failure=cast("dict[str, Any] | None", answer.get("failure")),
+            exit=answer.get("exit"),
+            output=answer.get("output", ""),
+            reason=answer.get("reason", ""),
+            timings=dict(answer.get("timings") or {}),
+            raw=answer,
         )

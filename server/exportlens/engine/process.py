@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import logging
 import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from ..worker import protocol
 from ..worker.boot import BOOT
 
 log = logging.getLogger("exportlens.worker")
@@ -70,10 +69,10 @@ class WorkerProcess:
     def __init__(self, python: str | None = None, parallel: int = 2) -> None:
         self.python = python or sys.executable
         self.parallel = parallel
-        self.info: dict[str, Any] = {}
+        self.info: protocol.ReadyEvent | None = None
         self._proc: asyncio.subprocess.Process | None = None
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._on_partial: dict[int, Callable[[dict[str, Any]], None]] = {}
+        self._pending: dict[int, asyncio.Future[protocol.JobAnswer]] = {}
+        self._on_partial: dict[int, Callable[[protocol.JobAnswer], None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         # Set when the worker's stdout ends: it is dead even before asyncio has reaped it and
@@ -89,7 +88,7 @@ class WorkerProcess:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> protocol.ReadyEvent:
         env = dict(os.environ, EXPORTLENS_PARALLEL=str(self.parallel), PYTHONUNBUFFERED="1")
         try:
             self._proc = await asyncio.create_subprocess_exec(
@@ -119,39 +118,54 @@ class WorkerProcess:
         except asyncio.CancelledError:  # the engine closed while torch was still loading
             await self.kill()
             raise
-        message = json.loads(first) if first.strip() else {}
-        too_old = torch_too_old(message.get("torch"))
-        if too_old:
+        message, problem = self._first_message(first)
+        if message is None:
             await self.kill()
-            raise WorkerError(f"{too_old} ({self.python})")
-        if message.get("event") != "ready":
-            await self.kill()
-            detail = message.get("message") or "\n".join(self._stderr_tail) or "it exited"
-            detail += shadowed(message.get("torch_origin"))
-            raise WorkerError(f"the worker ({self.python}) could not start: {detail}")
+            raise WorkerError(problem)
         self.info = message
         self._tasks.append(asyncio.create_task(self._read_results(self._proc.stdout)))
         return message
 
+    def _first_message(self, line: bytes) -> tuple[protocol.ReadyEvent | None, str]:
+        """The worker's "ready", or why it is not ready."""
+        try:
+            message = protocol.decode_from_worker(line) if line.strip() else None
+        except protocol.ProtocolError as exc:
+            return None, f"the worker ({self.python}) could not start: {exc}"
+        ready = message if message is not None and message["event"] == "ready" else None
+        fatal = message if message is not None and message["event"] == "fatal" else None
+        too_old = torch_too_old(ready["torch"] if ready else fatal["torch"] if fatal else None)
+        if too_old:
+            return None, f"{too_old} ({self.python})"
+        if ready is not None:
+            return ready, ""
+        detail = (fatal["message"] if fatal else "") or "\n".join(self._stderr_tail) or "it exited"
+        detail += shadowed(fatal["torch_origin"] if fatal else None)
+        return None, f"the worker ({self.python}) could not start: {detail}"
+
     async def _read_results(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
             self.last_heard = time.monotonic()
-            message = json.loads(line)
-            if message.get("event") == "partial":
-                self._partial(message)
+            try:
+                message = protocol.decode_from_worker(line)
+            except protocol.ProtocolError:
+                log.exception("a line from the worker is not a message: ignored")
                 continue
-            self._on_partial.pop(int(message.get("id", -1)), None)
-            future = self._pending.pop(int(message.get("id", -1)), None)
-            if future and not future.done():
-                future.set_result(message)
+            if message["event"] == "partial":
+                self._partial(message)
+            elif message["event"] == "result":
+                self._on_partial.pop(message["id"], None)
+                future = self._pending.pop(message["id"], None)
+                if future and not future.done():
+                    future.set_result(message["answer"])
         self._stdout_closed = True
         self._fail_pending("the export worker exited")
 
-    def _partial(self, message: dict[str, Any]) -> None:
-        callback = self._on_partial.get(int(message.get("id", -1)))
+    def _partial(self, message: protocol.PartialEvent) -> None:
+        callback = self._on_partial.get(message["id"])
         if callback is not None:
             try:
-                callback(message)
+                callback(message["answer"])
             except Exception:  # a listener's bug must not stop the results
                 log.exception("handling an early report failed")
 
@@ -168,19 +182,19 @@ class WorkerProcess:
             if not future.done():
                 future.set_result({"status": "crashed", "worker_died": True, "reason": why})
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: protocol.ToWorker) -> None:
         if not self.alive or self._proc is None or self._proc.stdin is None:
             raise WorkerError("the worker is not running")
-        self._proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+        self._proc.stdin.write(protocol.encode(message))
 
     def submit(
-        self, wire_job: dict[str, Any], on_partial: Callable[[dict[str, Any]], None] | None = None
-    ) -> asyncio.Future[dict[str, Any]]:
+        self, wire_job: protocol.JobMessage, on_partial: Callable[[protocol.JobAnswer], None] | None = None
+    ) -> asyncio.Future[protocol.JobAnswer]:
         """Send a job; `on_partial` gets its early reports (a failure's first finding)."""
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[int(wire_job["id"])] = future
+        future: asyncio.Future[protocol.JobAnswer] = asyncio.get_running_loop().create_future()
+        self._pending[wire_job["id"]] = future
         if on_partial is not None:
-            self._on_partial[int(wire_job["id"])] = on_partial
+            self._on_partial[wire_job["id"]] = on_partial
         self.send({"op": "job", "job": wire_job})
         return future
 

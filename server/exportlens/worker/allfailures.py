@@ -1,7 +1,7 @@
 """After the first export failure, find the module's other independent failures.
 
 Called in the child only when the plain export failed, so clean modules pay
-nothing.  Returns extra failure records (same shape as `failure.describe_failure`).
+nothing.  Returns extra failure records (records.FailureRecord, as `failure.describe_failure`).
 
 How: one more non-strict export with real-tensor propagation on (what
 `draft_export` does), which patches past each data-dependent guard and each
@@ -32,6 +32,7 @@ from typing import Any
 
 from .budget import Budget, OutOfBudget
 from .failure import MESSAGE_LIMIT, describe_failure
+from .records import FailureRecord, Frame
 
 _RUNTIME_ERROR_MRO = ["RuntimeError", "Exception", "BaseException", "object"]
 MAX_EXTRA = 20  # a failing line inside a loop or a repeated layer is reported once anyway
@@ -48,13 +49,13 @@ _NOT_USER = tuple(
 
 def more_failures(
     exc: BaseException, attempt: Any, strict: bool, path: str, budget: Budget | None = None
-) -> tuple[list[dict[str, Any]], bool]:
+) -> tuple[list[FailureRecord], bool]:
     """The other failures, and whether the search ran out of `budget` (what it found is kept)."""
     if attempt is None or not _supported():
         return [], False
     first = describe_failure(exc, "export", attempt, strict, path)["frames"]
     seen = {key for key in (_innermost(first), _innermost(_real_stack_frames(exc))) if key is not None}
-    events: list[dict[str, Any]] = []
+    events: list[FailureRecord] = []
     late: BaseException | None = None
     truncated = False
     try:
@@ -64,13 +65,14 @@ def more_failures(
         truncated = True
     except Exception as error:  # noqa: BLE001 - a failure the retrace could not patch past
         late = error
-    records: list[dict[str, Any]] = []
+    records: list[FailureRecord] = []
     for event in events:
         key = _innermost(event["frames"])
         if key is None or key in seen:
             continue
         seen.add(key)
-        records.append({"stage": "export", "strict": strict, **event})
+        event["strict"] = strict
+        records.append(event)
     # The retrace is non-strict: in strict mode only its constraint violations are shared.
     violation = late is not None and _error_type(late) == "CONSTRAINT_VIOLATION"
     if late is not None and (not strict or violation):
@@ -80,7 +82,7 @@ def more_failures(
         if (key is not None or violation) and key not in seen and _exc_key(late) != _exc_key(exc):
             record["found_by"] = "real-tensor-propagation"
             if violation:
-                record.update(_guard_sites(attempt))
+                _add_guard_sites(record, attempt)
             records.append(record)
     return records[:MAX_EXTRA], truncated
 
@@ -106,20 +108,20 @@ def _export(attempt: Any) -> None:
     )
 
 
-def _guard_sites(attempt: Any) -> dict[str, Any]:
+def _add_guard_sites(record: FailureRecord, attempt: Any) -> None:
     """Where the shape guards of a late constraint violation come from (failure.guard_sites, patched past
     data-dependent guards so it gets as far as the violation): about one more export."""
     from .failure import guard_sites
 
     try:
         with _real_values([]):
-            return {"guard_sites": guard_sites(attempt, False)}
+            record["guard_sites"] = guard_sites(attempt, False)
     except Exception as inner:  # noqa: BLE001 - locating is best effort
-        return {"guard_sites_error": f"{type(inner).__name__}: {inner}"[:500]}
+        record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
 
 
 @contextlib.contextmanager
-def _real_values(events: list[dict[str, Any]]) -> Iterator[None]:
+def _real_values(events: list[FailureRecord]) -> Iterator[None]:
     """Use real values where fake ones would fail (as draft_export does), recording each such place."""
     import torch._functorch.config as config
 
@@ -135,7 +137,7 @@ def _real_values(events: list[dict[str, Any]]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _hooks(events: list[dict[str, Any]]) -> Iterator[None]:
+def _hooks(events: list[FailureRecord]) -> Iterator[None]:
     """Record torch's "I used the real value here" events instead of tracing them."""
     import torch._subclasses.fake_tensor as fake_tensor
     import torch.fx.experimental.symbolic_shapes as symbolic_shapes
@@ -145,6 +147,7 @@ def _hooks(events: list[dict[str, Any]]) -> Iterator[None]:
     def on_real_value(self: Any, orig_expr: Any, unsound_result: Any) -> None:
         events.append(
             {
+                "stage": "export",
                 "exc_type": "GuardOnDataDependentSymNode",
                 "exc_mro": [
                     "GuardOnDataDependentSymNode",
@@ -171,6 +174,7 @@ def _hooks(events: list[dict[str, Any]]) -> Iterator[None]:
         missing = name == "missing_fake_kernel"
         events.append(
             {
+                "stage": "export",
                 "exc_type": "RuntimeError",
                 "exc_mro": _RUNTIME_ERROR_MRO,
                 "message": (
@@ -200,12 +204,12 @@ def _hooks(events: list[dict[str, Any]]) -> Iterator[None]:
             setattr(fake_tensor, "dtrace_structured", saved[1])  # noqa: B010
 
 
-def _user_frames(frame: FrameType | None) -> list[dict[str, Any]]:
+def _user_frames(frame: FrameType | None) -> list[Frame]:
     """The live stack's user frames, outermost first, with CPython's (byte) columns; then the
     library frames inside the innermost one (`torch.distributions` validating, a library's
     check) that led to the event, innermost last: where the guard was really made."""
-    frames: list[dict[str, Any]] = []
-    inside: list[dict[str, Any]] = []  # library frames deeper than any user frame seen so far
+    frames: list[Frame] = []
+    inside: list[Frame] = []  # library frames deeper than any user frame seen so far
     while frame is not None:
         code = frame.f_code
         if not frames and _is_library(code.co_filename):
@@ -253,13 +257,13 @@ def _is_user(filename: str) -> bool:
     return not os.path.realpath(filename).startswith(_NOT_USER)
 
 
-def _real_stack_frames(exc: BaseException) -> list[dict[str, Any]]:
+def _real_stack_frames(exc: BaseException) -> list[Frame]:
     """Strict (dynamo) errors carry the user's stack in `real_stack`, not in the traceback."""
     stack = getattr(exc, "real_stack", None) or []
     return [{"path": f.filename, "line": f.lineno} for f in stack if _is_user(f.filename)]
 
 
-def _innermost(frames: list[dict[str, Any]]) -> tuple[str, int] | None:
+def _innermost(frames: list[Frame]) -> tuple[str, int] | None:
     user = [f for f in frames if _is_user(str(f.get("path", "<")))]
     return (str(user[-1]["path"]), int(user[-1]["line"] or 0)) if user else None
 

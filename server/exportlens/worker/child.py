@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from . import protocol
 from .budget import Budget, OutOfBudget
 from .isolation import isolate_child
+from .records import FailureRecord, Stage
 
 # Said when an extra pass after the first failure ran out of the job's time (the first is kept).
 OUT_OF_TIME = (
@@ -27,65 +28,59 @@ OUT_OF_TIME = (
 )
 
 
-def run_job_in_child(job: dict[str, Any], result_fd: int, output_fd: int) -> NoReturn:
+def run_job_in_child(job: protocol.JobMessage, result_fd: int, output_fd: int) -> NoReturn:
     entered = time.monotonic()  # the worker subtracts its fork time: the cost of forking
     try:
-        isolate_child(output_fd, job.get("memory_mb"))
+        isolate_child(output_fd, job["memory_mb"])
 
-        def report_early(partial: dict[str, Any]) -> None:
-            protocol.write_all(result_fd, protocol.encode({**partial, "partial": True}))
+        def report_early(partial: protocol.JobAnswer) -> None:
+            protocol.write_all(result_fd, protocol.encode({"partial": True, "answer": partial}))
 
-        result = execute(job, report_early, entered)
-        result["entered"] = entered
+        answer = execute(job, report_early, entered)
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
-        result = {
-            "status": "failed",
-            "failure": {"stage": "internal", "exc_type": type(exc).__name__, "message": str(exc)[:2000]},
-        }
+        answer = _internal(exc, str(exc)[:2000])
     try:
-        data = protocol.encode(result)
+        data = protocol.encode({"partial": False, "answer": answer, "entered": entered})
     except (TypeError, ValueError) as exc:
-        data = protocol.encode(
-            {
-                "status": "failed",
-                "failure": {
-                    "stage": "internal",
-                    "exc_type": type(exc).__name__,
-                    "message": f"unserialisable result: {exc}",
-                },
-            }
-        )
+        data = protocol.encode({"partial": False, "answer": _internal(exc, f"unserialisable result: {exc}")})
     try:
         protocol.write_all(result_fd, data)
     finally:
         os._exit(0)
 
 
+def _internal(exc: BaseException, message: str) -> protocol.JobAnswer:
+    return {
+        "status": "failed",
+        "failure": {"stage": "internal", "exc_type": type(exc).__name__, "message": message},
+    }
+
+
 def execute(
-    job: dict[str, Any],
-    report_early: Callable[[dict[str, Any]], None] | None = None,
+    job: protocol.JobMessage,
+    report_early: Callable[[protocol.JobAnswer], None] | None = None,
     entered: float | None = None,
-) -> dict[str, Any]:
+) -> protocol.JobAnswer:
     """Run the job; `report_early` gets the first failure before more are searched for."""
     import torch
 
     from .allfailures import more_failures
     from .failure import describe_failure
     from .inputs import Attempt
-    from .loader import load_module
+    from .loader import load_module, parse
     from .sizing import build_sized
     from .summary import summarize
 
-    if job.get("verify"):  # a quick-fix's proof (fixes/, lsp/code_actions.py)
+    if job["verify"]:  # a quick-fix's proof (fixes/, lsp/code_actions.py)
         from .verify import verify
 
-        return verify(job)
+        return verify(job, job["verify"])
     spec = job["target"]["inputs"]
     path, source = job["path"], job["source"]
-    budget = Budget((entered or time.monotonic()) + float(job.get("timeout") or 30.0))
-    stage = "import"
+    budget = Budget((entered or time.monotonic()) + float(job["timeout"] or 30.0))
+    stage: Stage = "import"
     attempt: Attempt | None = None
-    strict = bool(job.get("strict"))
+    strict = bool(job["strict"])
     timings: dict[str, float] = {}  # seconds per stage, for benchmarks and logs
     clock = [time.perf_counter()]
     cpu_at_start = time.process_time()  # a spare child spent some warming up before its job
@@ -98,17 +93,16 @@ def execute(
         clock[0] = now
 
     try:
-        user_module = load_module(
-            path, source, job["module_name"], job.get("sys_path", []), job.get("load_until")
-        )
+        tree = parse(path, source)
+        user_module = load_module(path, source, tree, job["module_name"], job["sys_path"], job["load_until"])
         tick("load")
         stage = "inputs"
-        attempt = build_sized(spec, user_module, path, source, job.get("meta_above_mb"))
+        attempt = build_sized(spec, user_module, path, tree, job["meta_above_mb"])
         tick("inputs")
         if attempt.meta:
             # Everything the export (and any re-run) creates stays on meta too.
             torch.set_default_device("meta")
-        if job.get("strict") is None and attempt.strict is not None:
+        if job["strict"] is None and attempt.strict is not None:
             strict = attempt.strict
         if not isinstance(attempt.module, torch.nn.Module):
             return {
@@ -130,16 +124,19 @@ def execute(
         summary = summarize(program, path, list(caught))
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
         tick("summary")
-        result: dict[str, Any] = {
+        answer: protocol.JobAnswer = {
             "status": "exported",
             "strict": strict,
-            "class": type(attempt.module).__name__,
             "timings": timings,
             "summary": summary,
         }
-        if job.get("save_to"):
-            result.update(save_program(program, job["save_to"], attempt))
-        return result
+        if job["save_to"]:
+            error = save_program(program, job["save_to"], attempt)
+            if error is None:
+                answer["saved"] = job["save_to"]
+            else:
+                answer["save_error"] = error
+        return answer
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)
         # Re-running user code after an exit / out-of-memory would only repeat it.
@@ -170,7 +167,7 @@ def execute(
             if eager is not None:
                 record["eager"] = eager
         tick("failure")
-        search = rerun and job.get("all_failures", True)
+        search = rerun and job["all_failures"]
         if search and attempt is not None and attempt.meta and _data_dependent(record):
             # Meta weights have no values: the search (a retrace on real values) stops at this
             # very guard, after tracing the whole model again for nothing.
@@ -189,8 +186,8 @@ def execute(
         return {"status": "failed", "strict": strict, "failure": record, "timings": timings}
 
 
-def _data_dependent(record: dict[str, Any]) -> bool:
-    message = str(record.get("message", "")).lower()
+def _data_dependent(record: FailureRecord) -> bool:
+    message = record["message"].lower()
     return (
         record.get("exc_type") == "GuardOnDataDependentSymNode"
         or "data-dependent" in message
@@ -198,21 +195,19 @@ def _data_dependent(record: dict[str, Any]) -> bool:
     )
 
 
-def save_program(program: Any, target: str, attempt: Any) -> dict[str, Any]:
-    """`torch.export.save`, except for meta-weight builds: those weights are not real."""
+def save_program(program: Any, target: str, attempt: Any) -> str | None:
+    """`torch.export.save`, except for meta-weight builds (those weights are not real): why not saved."""
     import torch
 
     if attempt.meta:
         size = attempt.weight_bytes / 2**20
-        return {
-            "save_error": (
-                f"not saved: this model's weights ({size:,.0f} MB) were never allocated; it was "
-                "exported with meta weights to check it quickly. Raise the meta-weights threshold "
-                "(`metaAboveMb` / `--meta-above`, 0 = never) to save a .pt2 with real weights."
-            )
-        }
+        return (
+            f"not saved: this model's weights ({size:,.0f} MB) were never allocated; it was "
+            "exported with meta weights to check it quickly. Raise the meta-weights threshold "
+            "(`metaAboveMb` / `--meta-above`, 0 = never) to save a .pt2 with real weights."
+        )
     try:
         torch.export.save(program, target)
     except Exception as exc:  # noqa: BLE001 - reported to the user as is
-        return {"save_error": f"not saved: {type(exc).__name__}: {exc}"[:1000]}
-    return {"saved": target}
+        return f"not saved: {type(exc).__name__}: {exc}"[:1000]
+    return None

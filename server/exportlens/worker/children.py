@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Any
 
 from . import protocol
 
@@ -14,7 +13,7 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and os.environ.get("EXPORTLENS_START") != "spawn"
 
 
-def spawn_child(job: dict[str, Any], result_w: int, output_w: int) -> int:
+def spawn_child(job: protocol.JobMessage, result_w: int, output_w: int) -> int:
     """The fallback where fork is unavailable: a fresh interpreter runs the job."""
     import subprocess
 
@@ -51,7 +50,7 @@ def kill_group(pid: int, include_leader: bool = True) -> None:
             pass
 
 
-def describe_status(status: int) -> dict[str, Any]:
+def describe_status(status: int) -> protocol.ExitInfo:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         return {"signal": signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)}

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .records import EagerVerdict, FailureRecord
+
 _TORCH_RAISED = ("Torch", "Unsupported", "UserError", "GuardOnDataDependent")
 
 
-def eager_verdict(attempt: Any, record: dict[str, Any]) -> dict[str, Any] | None:
+def eager_verdict(attempt: Any, record: FailureRecord) -> EagerVerdict | None:
     """{"ok": True} or {"ok": False, "exc_type", "message"}; None when not worth asking."""
     import torch
 

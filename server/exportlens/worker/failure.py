@@ -1,4 +1,4 @@
-"""Reduce an exception from a job to a JSON failure record (in the child, with torch).
+"""Reduce an exception from a job to a failure record (records.FailureRecord; in the child, with torch).
 
 The record carries torch's structured fields (`gb_type`, `error_type`,
 `real_stack`, `cond`, the op of a missing fake kernel) next to the text, so
@@ -17,9 +17,10 @@ import re
 import sys
 import traceback
 import types
-from typing import Any
+from typing import Any, Literal
 
 from .graph_breaks import causes, graph_break
+from .records import ChainedException, FailureRecord, Frame, GuardSite, Stage
 
 MESSAGE_LIMIT = 20_000
 CHAIN_LIMIT = 4
@@ -29,11 +30,13 @@ _EXPORT_ENTRY = re.compile(r"/torch/(export|_export|_dynamo)/")
 _TORCH_PATH = re.compile(r"/(torch|functorch|torchgen)/")
 
 
-def describe_failure(exc: BaseException, stage: str, attempt: Any, strict: bool, path: str) -> dict[str, Any]:
+def describe_failure(
+    exc: BaseException, stage: Stage, attempt: Any, strict: bool, path: str
+) -> FailureRecord:
     frames = traceback.extract_tb(exc.__traceback__)
     if stage == "export" and _raised_by_exportlens(frames):
         stage = "internal"  # the export itself went through: reading its result failed (our bug)
-    record: dict[str, Any] = {
+    record: FailureRecord = {
         "stage": stage,
         "strict": strict,
         "exc_type": type(exc).__name__,
@@ -42,7 +45,11 @@ def describe_failure(exc: BaseException, stage: str, attempt: Any, strict: bool,
         "frames": _frames(frames),
         "chain": _chain(exc),
     }
-    record.update(graph_break(exc, record["message"]))
+    gb_type, gb_id = graph_break(exc, record["message"])
+    if gb_type:
+        record["gb_type"] = gb_type
+    if gb_id:
+        record["gb_id"] = gb_id
     error_type = getattr(exc, "error_type", None)
     if error_type is not None:
         record["error_type"] = getattr(error_type, "name", str(error_type))
@@ -77,9 +84,9 @@ def _text(exc: BaseException) -> str:
         return f"<unprintable {type(exc).__name__}: {inner!r}>"
 
 
-def _chain(exc: BaseException) -> list[dict[str, Any]]:
+def _chain(exc: BaseException) -> list[ChainedException]:
     """The exceptions behind this one (cause/context), innermost last."""
-    out: list[dict[str, Any]] = []
+    out: list[ChainedException] = []
     seen = {id(exc)}
     inner = exc.__cause__ or exc.__context__
     while inner is not None and id(inner) not in seen and len(out) < CHAIN_LIMIT:
@@ -96,7 +103,7 @@ def _chain(exc: BaseException) -> list[dict[str, Any]]:
     return out
 
 
-def _frames(stack: Any) -> list[dict[str, Any]]:
+def _frames(stack: Any) -> list[Frame]:
     return [
         {
             "path": f.filename,
@@ -121,14 +128,14 @@ def _library_dirs() -> tuple[str, ...]:
     return tuple(d + os.sep for d in dirs)
 
 
-def _user_frames(frame: types.FrameType | None, skip: tuple[str, ...]) -> list[dict[str, Any]]:
+def _user_frames(frame: types.FrameType | None, skip: tuple[str, ...]) -> list[Frame]:
     """Frames of the live stack outside torch, the standard library and ExportLens, outermost first.
 
     Library frames (site-packages: transformers, timm, ...) are kept: when a
     library line added the guard, the finding names it; the mapper keeps the
     workspace frames for the culprit.
     """
-    found: list[dict[str, Any]] = []
+    found: list[Frame] = []
     while frame is not None:
         name = frame.f_code.co_filename
         if not name.startswith(skip) and not name.startswith("<") and not _TORCH_PATH.search(name):
@@ -152,7 +159,7 @@ def _user_frames(frame: types.FrameType | None, skip: tuple[str, ...]) -> list[d
     return found
 
 
-def _trim_library(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _trim_library(frames: list[Frame]) -> list[Frame]:
     """Every non-library frame, and only the innermost few library (site-packages) frames."""
     library = [i for i, f in enumerate(frames) if _is_library(str(f["path"]))]
     drop = set(library[:-LIBRARY_FRAMES_PER_SITE])
@@ -163,7 +170,7 @@ def _is_library(path: str) -> bool:
     return "/site-packages/" in path or "/dist-packages/" in path
 
 
-def _dynamo_user_frames() -> list[dict[str, Any]]:
+def _dynamo_user_frames() -> list[Frame]:
     """In strict mode the user's stack is dynamo's symbolic one."""
     try:
         from torch._guards import TracingContext
@@ -174,7 +181,7 @@ def _dynamo_user_frames() -> list[dict[str, Any]]:
     return _frames(stack)
 
 
-def guard_sites(attempt: Any, strict: bool) -> list[dict[str, Any]]:
+def guard_sites(attempt: Any, strict: bool) -> list[GuardSite]:
     """Re-run the export, recording each shape guard with the user frames that added it.
 
     Only called after a constraint violation; costs about one more export of the module.
@@ -189,13 +196,13 @@ def guard_sites(attempt: Any, strict: bool) -> list[dict[str, Any]]:
     return _record_sites(attempt, strict)[0]
 
 
-def _record_sites(attempt: Any, strict: bool) -> tuple[list[dict[str, Any]], bool]:
+def _record_sites(attempt: Any, strict: bool) -> tuple[list[GuardSite], bool]:
     """The guard sites of one export, and whether it ended in a constraint violation."""
     import torch
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
     skip = _library_dirs()
-    sites: list[dict[str, Any]] = []
+    sites: list[GuardSite] = []
     seen: set[str] = set()  # a real model repeats each guard once per layer: the first one is the origin
     original = ShapeEnv._maybe_guard_rel
 
@@ -243,7 +250,7 @@ def _source_name(source: Any) -> str:
     return str(name() if callable(name) else name)  # a method in older torch, a property in newer
 
 
-def _guard_kind(expr: Any) -> str:
+def _guard_kind(expr: Any) -> Literal["eq-const", "eq-sym", "range", "ne", "other"]:
     """eq-const | eq-sym | range | ne | other, from the sympy relation."""
     name = type(expr).__name__
     lhs, rhs = getattr(expr, "lhs", None), getattr(expr, "rhs", None)

@@ -18,7 +18,6 @@ import functools
 import json
 import os
 import re
-from typing import Any
 
 _LINK = re.compile(r"/gb/(gb\d+)\.html")
 CHAIN_DEPTH = 6
@@ -73,8 +72,8 @@ def _first_line(exc: BaseException) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
-def graph_break(exc: BaseException, message: str) -> dict[str, Any]:
-    """{"gb_type", "gb_id"} (either may be missing) of the graph break behind `exc`."""
+def graph_break(exc: BaseException, message: str) -> tuple[str | None, str | None]:
+    """(gb_type, gb_id) of the graph break behind `exc`; either may be unknown."""
     chain = causes(exc)
     gb_type = next((str(t) for e in chain if (t := getattr(e, "gb_type", None))), None)
     link = _LINK.search(message)
@@ -88,9 +87,4 @@ def graph_break(exc: BaseException, message: str) -> dict[str, Any]:
         gb_type = types[0] if types else None
     if gb_id is None and gb_type is not None:
         gb_id = _ids_by_type().get(gb_type)
-    found: dict[str, Any] = {}
-    if gb_type:
-        found["gb_type"] = gb_type
-    if gb_id:
-        found["gb_id"] = gb_id
-    return found
+    return gb_type or None, gb_id or None

@@ -17,6 +17,8 @@ from typing import Any
 
 import torch
 
+from .protocol import ExportCallInputs, InputsSpec
+
 
 @dataclass
 class Attempt:
@@ -30,19 +32,18 @@ class Attempt:
     weight_bytes: int = 0
 
 
-def build(spec: dict[str, Any], user_module: ModuleType, path: str, source: str) -> Attempt:
-    kind = spec["kind"]
+def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module) -> Attempt:
+    """`tree`: the buffer's syntax tree (loader.parse), where an export call's nodes are found."""
     namespace = user_module.__dict__
-    if kind == "export-call":
-        return _from_export_call(spec, dict(namespace), path, source)
-    cls = namespace[spec["class"]]
-    module = cls()
-    if kind == "example-inputs":
+    if spec["kind"] == "export-call":
+        return _from_export_call(spec, dict(namespace), path, tree)
+    module = namespace[spec["class"]]()
+    if spec["kind"] == "example-inputs":
         return Attempt(module, *_split_inputs(getattr(module, spec["method"])()))
-    if kind == "inferred":
+    if spec["kind"] == "inferred":
         value = eval(compile(spec["expr"], path, "eval"), {"torch": torch})  # noqa: S307
         return Attempt(module, *_split_inputs(value))
-    raise ValueError(f"unknown inputs kind {kind!r}")
+    raise ValueError(f"unknown inputs kind {spec['kind']!r}")
 
 
 def _split_inputs(value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -70,8 +71,9 @@ def _find(tree: ast.AST, kind: type, line: int, col: int) -> Any:
     raise LookupError(f"no {kind.__name__} at {line}:{col} (the buffer changed?)")
 
 
-def _from_export_call(spec: dict[str, Any], namespace: dict[str, Any], path: str, source: str) -> Attempt:
-    tree = ast.parse(source, path)
+def _from_export_call(
+    spec: ExportCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
+) -> Attempt:
     call: ast.Call = _find(tree, ast.Call, *spec["call"])
     prelude = [_find(tree, ast.stmt, line, col) for line, col in spec["prelude"]]
     if prelude:

@@ -4,6 +4,7 @@ linecache gets the buffer's lines (with no mtime, so nothing invalidates
 them), hence tracebacks, inspect and `node.meta["stack_trace"]` all point at
 the lines the user is looking at, saved or not.  Only the top level up to
 `stop` (the first statement that would itself run an export) is executed.
+The child parses the buffer once (`parse`); loading and building inputs share that tree.
 """
 
 from __future__ import annotations
@@ -21,8 +22,14 @@ import types
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
+def parse(path: str, source: str) -> ast.Module:
+    """The buffer's one syntax tree in the child; nothing changes it (`load_module` runs a copy of
+    its top level, inputs.py evaluates its nodes)."""
+    return ast.parse(source, path)
+
+
 def load_module(
-    path: str, source: str, module_name: str, search_path: list[str], stop: list[int] | None
+    path: str, source: str, tree: ast.Module, module_name: str, search_path: list[str], stop: list[int] | None
 ) -> types.ModuleType:
     for key, value in OFFLINE.items():
         os.environ.setdefault(key, value)  # in the job's forked child only
@@ -47,11 +54,10 @@ def load_module(
         # Register so pickling, dataclasses and typing can find the module; never
         # replace one that is already imported (a file called `copy.py`, say).
         sys.modules.setdefault(module_name, module)
-    tree = ast.parse(source, path)
+    body = tree.body
     if stop is not None:
-        cut = next(
-            (i for i, s in enumerate(tree.body) if [s.lineno, s.col_offset] == list(stop)), len(tree.body)
-        )
-        tree.body = tree.body[:cut]
-    exec(compile(tree, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
+        cut = next((i for i, s in enumerate(body) if [s.lineno, s.col_offset] == list(stop)), len(body))
+        body = body[:cut]
+    top = ast.Module(body=body, type_ignores=tree.type_ignores)
+    exec(compile(top, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
     return module

@@ -12,13 +12,12 @@ is pointed at stderr so nothing else can corrupt the stream.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
 from . import protocol
 from .children import can_fork, describe_status, kill_group, spawn_child
@@ -31,7 +30,7 @@ OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
 
 @dataclass
 class Running:
-    job: dict[str, Any]
+    job: protocol.JobMessage
     pid: int
     result_fd: int
     output_fd: int
@@ -40,14 +39,14 @@ class Running:
     result: bytearray = field(default_factory=bytearray)
     output: bytearray = field(default_factory=bytearray)
     output_dropped: int = 0
-    killed: str | None = None  # "timeout" | "cancelled" when we killed it
+    killed: Literal["timeout", "cancelled"] | None = None  # when we killed it
     exit_status: int | None = None  # set once reaped
     open_fds: set[int] = field(default_factory=set)
 
     @staticmethod
-    def began(job: dict[str, Any], pid: int, result_fd: int, output_fd: int, started: float) -> Running:
+    def began(job: protocol.JobMessage, pid: int, result_fd: int, output_fd: int, started: float) -> Running:
         """A child that has its job from `started` on: its deadline counts from then."""
-        run = Running(job, pid, result_fd, output_fd, started, started + float(job.get("timeout", 30)))
+        run = Running(job, pid, result_fd, output_fd, started, started + float(job["timeout"] or 30))
         run.open_fds = {result_fd, output_fd}
         return run
 
@@ -60,35 +59,36 @@ class Worker:
     def __init__(self, proto_fd: int, max_parallel: int) -> None:
         self.proto_fd = proto_fd
         self.max_parallel = max_parallel
-        self.queue: list[dict[str, Any]] = []
+        self.queue: list[protocol.JobMessage] = []
         self.running: dict[int, Running] = {}  # by job id
         self.stdin = protocol.LineReader()
-        self.closing = False
         self.reaping: set[int] = set()  # children that answered or were dropped, not yet reaped
         # A child forked and warmed ahead of the next job (spare.py): fork start only.
         enabled = can_fork() and os.environ.get("EXPORTLENS_SPARE", "1") != "0"
         self.spares = Spares(proto_fd, enabled, self.reaping)
 
     # -- messages -----------------------------------------------------------
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: protocol.FromWorker) -> None:
         protocol.write_all(self.proto_fd, protocol.encode(message))
 
-    def handle(self, message: dict[str, Any]) -> None:
-        op = message.get("op")
-        if op == "job":
+    def handle(self, line: bytes) -> None:
+        try:
+            message = protocol.decode_to_worker(line)
+        except protocol.ProtocolError as exc:  # the engine's bug: said, not fatal to other jobs
+            print(f"exportlens worker: {exc}", file=sys.stderr)
+            return
+        if message["op"] == "job":
             self.queue.append(message["job"])
-        elif op == "cancel":
-            self.cancel(int(message["id"]))
-        elif op == "ping":
-            self.send({"event": "pong", "id": message.get("id")})
-        elif op == "shutdown":
-            self.closing = True
+        elif message["op"] == "cancel":
+            self.cancel(message["id"])
 
     def cancel(self, job_id: int) -> None:
         for queued in list(self.queue):
             if queued["id"] == job_id:
                 self.queue.remove(queued)
-                self.send({"event": "result", "id": job_id, "status": "cancelled", "seconds": 0.0})
+                self.send(
+                    {"event": "result", "id": job_id, "answer": {"status": "cancelled", "seconds": 0.0}}
+                )
         run = self.running.get(job_id)
         if run and not run.killed:
             run.killed = "cancelled"
@@ -100,7 +100,7 @@ class Worker:
             job = self.queue.pop(0)
             self.running[job["id"]] = self.take_spare(job) or self.fork(job)
 
-    def take_spare(self, job: dict[str, Any]) -> Running | None:
+    def take_spare(self, job: protocol.JobMessage) -> Running | None:
         now = time.monotonic()
         taken = self.spares.take(job)
         if taken is None:
@@ -122,7 +122,7 @@ class Worker:
                 return
             time.sleep(0.01)
 
-    def fork(self, job: dict[str, Any]) -> Running:
+    def fork(self, job: protocol.JobMessage) -> Running:
         result_r, result_w = os.pipe()
         output_r, output_w = os.pipe()
         if can_fork():
@@ -164,12 +164,12 @@ class Worker:
     def forward_partials(self, run: Running) -> None:
         """Pass on the child's early reports (complete lines marked "partial") as they come."""
         while (end := run.result.find(b"\n")) >= 0:
-            message = json.loads(bytes(run.result[:end]))
-            if not message.pop("partial", False):
+            report = protocol.decode_report(bytes(run.result[:end]))
+            if not report["partial"]:
                 return  # the final result: sent by `finish`
             del run.result[: end + 1]
             if not run.killed:
-                self.send({**message, "event": "partial", "id": run.job["id"]})
+                self.send({"event": "partial", "id": run.job["id"], "answer": report["answer"]})
 
     def finish(self, run: Running) -> None:
         """The child answered, exited or was killed: report, and end what it leaves behind."""
@@ -189,33 +189,34 @@ class Worker:
             self.reaping.add(run.pid)  # reaped later: its exit status says nothing more
         else:
             status = os.waitpid(run.pid, 0)[1]
-        seconds = time.monotonic() - run.started
-        message: dict[str, Any] = {"event": "result", "id": run.job["id"], "seconds": seconds}
-        message["output"] = run.output.decode("utf-8", errors="replace")
-        message["output_dropped"] = run.output_dropped
-        if run.killed:
-            message["status"] = run.killed
-        elif answered:
-            message.update(json.loads(bytes(run.result)))
-            entered = message.pop("entered", None)
-            if isinstance(entered, float) and isinstance(message.get("timings"), dict):
-                message["timings"]["fork"] = entered - run.started
-        else:
-            message["status"] = "crashed"
-            message["exit"] = describe_status(status)
-        self.send(message)
+        answer = self.answer(run, answered, status)
+        answer["seconds"] = time.monotonic() - run.started
+        answer["output"] = run.output.decode("utf-8", errors="replace")
+        answer["output_dropped"] = run.output_dropped
+        self.send({"event": "result", "id": run.job["id"], "answer": answer})
+
+    @staticmethod
+    def answer(run: Running, answered: bool, status: int) -> protocol.JobAnswer:
+        """The child's answer, or how it ended without one."""
+        if run.killed is not None:
+            return {"status": run.killed}
+        if not answered:
+            return {"status": "crashed", "exit": describe_status(status)}
+        report = protocol.decode_report(bytes(run.result))
+        answer = report["answer"]
+        if "entered" in report and "timings" in answer:
+            answer["timings"]["fork"] = report["entered"] - run.started
+        return answer
 
     # -- loop -----------------------------------------------------------------
     def loop(self) -> None:
         os.set_blocking(0, False)
         stdin_open = True
         while stdin_open or self.running or self.queue:
-            if self.closing and not self.running:
-                break
             sweep_strays({run.pid for run in self.running.values()} | self.spares.pids())
             self.reap()
             self.start_next()
-            self.spares.keep(idle=not self.running and not self.queue and not self.closing)
+            self.spares.keep(idle=not self.running and not self.queue)
             fds = ([0] if stdin_open else []) + self.spares.fds()
             for run in self.running.values():
                 fds += list(run.open_fds)
@@ -237,8 +238,8 @@ class Worker:
                         run.killed = run.killed or "cancelled"
                         kill_group(run.pid)
                 elif data != b"?":
-                    for message in self.stdin.feed(data):
-                        self.handle(message)
+                    for line in self.stdin.feed(data):
+                        self.handle(line)
             for run in list(self.running.values()):
                 for fd in list(run.open_fds):
                     if fd in ready and not self.drain(run, fd):

@@ -11,29 +11,31 @@ simply gets the real build.
 
 from __future__ import annotations
 
+import ast
 from types import ModuleType
 from typing import Any
 
 import torch
 
 from .inputs import Attempt, build
+from .protocol import InputsSpec
 
 
 def build_sized(
-    spec: dict[str, Any], user_module: ModuleType, path: str, source: str, limit_mb: float | None
+    spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module, limit_mb: float | None
 ) -> Attempt:
     if not limit_mb:
-        return build(spec, user_module, path, source)
+        return build(spec, user_module, path, tree)
     try:
         with torch.device("meta"):
-            probe = build(spec, user_module, path, source)
+            probe = build(spec, user_module, path, tree)
         size = weight_bytes(probe.module)
     except Exception:  # noqa: BLE001 - the dry run is an estimate; the real build decides
-        return build(spec, user_module, path, source)
+        return build(spec, user_module, path, tree)
     if size > limit_mb * 1024 * 1024:
         probe.meta, probe.weight_bytes = True, size
         return probe
-    attempt = build(spec, user_module, path, source)
+    attempt = build(spec, user_module, path, tree)
     attempt.weight_bytes = size
     return attempt
 

@@ -13,7 +13,6 @@ job (killed meanwhile) is replaced by a fresh fork, so the job never sees it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import select
 import signal
@@ -21,8 +20,8 @@ import sys
 from dataclasses import dataclass
 from typing import NoReturn
 
+from . import protocol
 from .isolation import die_with_parent, set_process_name
-from .protocol import write_all
 
 # What a waiting spare is called in /proc/<pid>/comm (15 bytes at most): tools and tests tell
 # it from a process a job left behind.  It takes its old name back when it gets a job.
@@ -69,7 +68,7 @@ class Spares:
         else:  # it died while warming
             self.drop()
 
-    def take(self, job: dict[str, object]) -> tuple[int, int, int] | None:
+    def take(self, job: protocol.JobMessage) -> tuple[int, int, int] | None:
         """Hand `job` to the warm spare: its (pid, result fd, output fd), or None (fork one)."""
         spare = self.spare
         if spare is None:
@@ -78,7 +77,7 @@ class Spares:
             self.drop()
             return None
         try:
-            write_all(spare.job_w, json.dumps(job).encode("utf-8"))
+            protocol.write_all(spare.job_w, protocol.encode(job))
             os.close(spare.job_w)
             taken = (
                 select.select([spare.signal_r], [], [], TAKE_WAIT)[0] and _read_byte(spare.signal_r) == b"j"
@@ -157,7 +156,7 @@ def _wait_for_job(job_r: int, result_w: int, output_w: int, signal_w: int, name:
     from .child import run_job_in_child
 
     set_process_name(name)
-    run_job_in_child(json.loads(b"".join(chunks)), result_w, output_w)
+    run_job_in_child(protocol.decode_job(b"".join(chunks)), result_w, output_w)
 
 
 def _touch() -> None:

@@ -6,14 +6,14 @@ arrives on stdin, the result leaves on the fd named in argv[4].
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
+from . import protocol
 from .child import run_job_in_child
 
 
 def main() -> None:
-    job = json.loads(sys.stdin.read())
+    job = protocol.decode_job(sys.stdin.buffer.read())
     result_fd = int(sys.argv[4])
     run_job_in_child(job, result_fd, os.dup(1))

@@ -1,4 +1,4 @@
-"""Reduce an ExportedProgram to JSON: ops, signature, dynamic dims, per-line ops.
+"""Reduce an ExportedProgram to its summary (records.ExportSummary): ops, signature, dims, ops per line.
 
 `facts` holds what the caller-side silent-corruption checks confirm against:
 ops left in training mode, in-place writes to user inputs, ops whose result
@@ -11,11 +11,13 @@ import re
 import warnings
 from typing import Any
 
+from .records import DynamicDim, ExportSummary, GraphFacts, GraphOp
+
 GRAPH_CODE_LIMIT = 256 * 1024
 _FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)')
 
 
-def summarize(program: Any, path: str, caught: list[warnings.WarningMessage]) -> dict[str, Any]:
+def summarize(program: Any, path: str, caught: list[warnings.WarningMessage]) -> ExportSummary:
     graph = program.graph_module.graph
     nodes = [n for n in graph.nodes if n.op == "call_function"]
     code = program.graph_module.code
@@ -54,13 +56,13 @@ def summarize(program: Any, path: str, caught: list[warnings.WarningMessage]) ->
     }
 
 
-def dynamic_dims(program: Any) -> list[dict[str, Any]]:
+def dynamic_dims(program: Any) -> list[DynamicDim]:
     """Each symbolic input dim with its range: `x.shape[0] ∈ [2, 64]`."""
     user_inputs = {
         spec.arg.name for spec in program.graph_signature.input_specs if spec.kind.name == "USER_INPUT"
     }
     ranges = {str(sym): rng for sym, rng in program.range_constraints.items()}
-    dims = []
+    dims: list[DynamicDim] = []
     for node in program.graph_module.graph.nodes:
         if node.op != "placeholder" or node.name not in user_inputs:
             continue
@@ -108,7 +110,7 @@ _TRAIN_ARGS = ("train", "training")
 _NO_VALUE_OPS = ("_assert", "sym_constrain_range", "_print")
 
 
-def graph_facts(program: Any, nodes: list[Any], path: str) -> dict[str, Any]:
+def graph_facts(program: Any, nodes: list[Any], path: str) -> GraphFacts:
     """Best effort: an odd node must not turn a successful export into a failure."""
     try:
         return _graph_facts(program, nodes, path)
@@ -116,15 +118,15 @@ def graph_facts(program: Any, nodes: list[Any], path: str) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"[:500]}
 
 
-def _graph_facts(program: Any, nodes: list[Any], path: str) -> dict[str, Any]:
+def _graph_facts(program: Any, nodes: list[Any], path: str) -> GraphFacts:
     user_inputs = {
         spec.arg.name: spec.arg.name
         for spec in program.graph_signature.input_specs
         if spec.kind.name == "USER_INPUT" and hasattr(spec.arg, "name")
     }
-    training: list[dict[str, Any]] = []
-    mutations: list[dict[str, Any]] = []
-    unused: list[dict[str, Any]] = []
+    training: list[GraphOp] = []
+    mutations: list[GraphOp] = []
+    unused: list[GraphOp] = []
     for node in nodes:
         schema = getattr(node.target, "_schema", None)
         where = _node_site(node, path)
@@ -182,7 +184,7 @@ def _is_bookkeeping(node: Any) -> bool:
     return any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
 
 
-def _module_of(node: Any) -> dict[str, str]:
+def _module_of(node: Any) -> GraphOp:
     stack = node.meta.get("nn_module_stack") or {}
     if not stack:
         return {"module": "", "module_class": ""}
@@ -191,7 +193,7 @@ def _module_of(node: Any) -> dict[str, str]:
     return {"module": fqn, "module_class": str(getattr(cls, "__name__", cls)).rpartition(".")[2]}
 
 
-def _node_site(node: Any, path: str) -> dict[str, Any]:
+def _node_site(node: Any, path: str) -> GraphOp:
     """The node's innermost frame in `path` (else outside torch), as ops_by_line picks it."""
     trace = node.meta.get("stack_trace") or ""
     frames = [m for m in _FRAME.finditer(trace) if "/torch/" not in m["path"]]

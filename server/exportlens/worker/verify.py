@@ -1,6 +1,6 @@
 """Prove a quick-fix in the child before it is offered: export the patched buffer, compare with eager.
 
-job["source"] is the buffer with the fix applied; job["verify"] says how to judge it:
+job["source"] is the buffer with the fix applied; job["verify"] (a protocol.VerifySpec) says how to judge it:
 - "compare": "original" — the exported program must match the *unpatched* module in eager mode
   (a rewrite must not change behaviour); "self" — match the patched module in eager (`.eval()`,
   Dim edits: the fix changes what is exported on purpose).
@@ -9,7 +9,7 @@ job["source"] is the buffer with the fix applied; job["verify"] says how to judg
 - "branch_line": 1-based first line of the `if`'s true branch in the original: the eager run is
   line-traced to see which branch each input takes, and inputs are varied (negated, zeroed,
   shifted, flipped) until both branches were compared.
-Answer: {"status", "verify": {"exports", "matches", "branches_checked", "reason"}}.
+Answer: {"status", "verify": {"exports", "matches", "branches_checked", "reason"}} (protocol.VerifyVerdict).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import torch
 import torch.utils._pytree as pytree
 
 from .inputs import build
-from .loader import load_module
+from .loader import load_module, parse
+from .protocol import JobAnswer, JobMessage, VerifySpec, VerifyVerdict
 from .sizing import build_sized
 
 Variant = Callable[[torch.Tensor], torch.Tensor]
@@ -38,19 +39,17 @@ VARIANTS: list[tuple[str, Variant]] = [
 ]
 
 
-def verify(job: dict[str, Any]) -> dict[str, Any]:
-    spec = job["verify"]
+def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
     path = job["path"]
-    result: dict[str, Any] = {"exports": False, "matches": None, "branches_checked": 0, "reason": ""}
-    strict = bool(job.get("strict"))
+    result: VerifyVerdict = {"exports": False, "matches": None, "branches_checked": 0, "reason": ""}
+    strict = bool(job["strict"])
     torch.manual_seed(0)
-    patched = load_module(
-        path, job["source"], job["module_name"], job.get("sys_path", []), job.get("load_until")
-    )
-    attempt = build_sized(job["target"]["inputs"], patched, path, job["source"], job.get("meta_above_mb"))
+    tree = parse(path, job["source"])
+    patched = load_module(path, job["source"], tree, job["module_name"], job["sys_path"], job["load_until"])
+    attempt = build_sized(job["target"]["inputs"], patched, path, tree, job["meta_above_mb"])
     if attempt.meta:
         torch.set_default_device("meta")  # too big to allocate: prove that it exports, compare nothing
-    if job.get("strict") is None and attempt.strict is not None:
+    if job["strict"] is None and attempt.strict is not None:
         strict = attempt.strict
     try:
         try:
@@ -75,12 +74,13 @@ def verify(job: dict[str, Any]) -> dict[str, Any]:
         result["reason"] = "built with meta weights (too big to run): not compared with eager"
         return {"status": "exported", "strict": strict, "verify": result}
     reference = attempt.module
-    if spec.get("compare") == "original":
+    if spec["compare"] == "original":
         original = spec["original"]
         torch.manual_seed(0)
         name = job["module_name"] + "__exportlens_original"
-        loaded = load_module(path, original["source"], name, [], original.get("load_until"))
-        reference = build(original["target"]["inputs"], loaded, path, original["source"]).module
+        tree = parse(path, original["source"])
+        loaded = load_module(path, original["source"], tree, name, [], original["load_until"])
+        reference = build(original["target"]["inputs"], loaded, path, tree).module
         if isinstance(reference, torch.nn.Module) and isinstance(attempt.module, torch.nn.Module):
             reference.load_state_dict(attempt.module.state_dict(), strict=False)
     compare(program.module(), reference, attempt.args, attempt.kwargs, path, spec, result)
@@ -124,8 +124,8 @@ def compare(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     path: str,
-    spec: dict[str, Any],
-    result: dict[str, Any],
+    spec: VerifySpec,
+    result: VerifyVerdict,
 ) -> None:
     """Run both on the example (and, for branches, on varied inputs until both branches ran)."""
     line = spec.get("branch_line")

@@ -1,0 +1,155 @@
+"""What a job reports across the boundary: the failure record with its frames, the export summary.
+
+Declared here, made in the child (failure.py, allfailures.py, summary.py, eager.py), read by the
+server's diagnosis; protocol.py carries them in a `JobAnswer` and re-exports them.  Stdlib only,
+TypedDicts with optional keys in `total=False` classes, as protocol.py says.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+Stage = Literal["import", "inputs", "export", "internal"]  # where in the child a failure happened
+
+
+# -- a failure ------------------------------------------------------------------------------
+class _FrameRequired(TypedDict):
+    path: str
+    line: int | None
+
+
+class Frame(_FrameRequired, total=False):
+    """A stack frame; columns are CPython's (UTF-8 bytes), None where the interpreter has none."""
+
+    end_line: int | None
+    col: int | None
+    end_col: int | None
+    name: str
+
+
+class ChainedException(TypedDict):
+    """One exception behind the failure (its __cause__ / __context__ chain)."""
+
+    exc_type: str
+    exc_mro: list[str]
+    message: str
+    frames: list[Frame]
+
+
+class GuardSite(TypedDict):
+    """A shape guard of a re-run export and the user frames that added it (failure.guard_sites)."""
+
+    expr: str
+    kind: Literal["eq-const", "eq-sym", "range", "ne", "other"]
+    symbols: list[str]
+    sources: dict[str, list[str]]  # symbol -> the inputs it stands for (`L['x'].size()[0]`)
+    frames: list[Frame]
+
+
+class _EagerRequired(TypedDict):
+    ok: bool
+
+
+class EagerVerdict(_EagerRequired, total=False):
+    """Whether the module ran eagerly on the same inputs (worker/eager.py)."""
+
+    exc_type: str
+    message: str
+
+
+class _FailureRequired(TypedDict):
+    stage: Stage
+    exc_type: str
+    message: str
+
+
+class FailureRecord(_FailureRequired, total=False):
+    """One export failure: torch's structured fields next to its text (worker/failure.py)."""
+
+    strict: bool
+    exc_mro: list[str]
+    frames: list[Frame]  # the traceback, outermost first
+    chain: list[ChainedException]
+    real_stack: list[Frame]  # a strict (dynamo) error's user stack
+    gb_type: str  # a graph break's type and registry id (graph_breaks.py)
+    gb_id: str
+    error_type: str  # a UserError's kind: CONSTRAINT_VIOLATION, ...
+    cond: str  # a data-dependent guard's condition
+    op: str  # the operator without a fake kernel
+    eager: EagerVerdict
+    # Where a constraint violation's guards were added (one more export), or why not.
+    guard_sites: list[GuardSite]
+    guard_sites_budget: str
+    guard_sites_error: str
+    locate_seconds: float
+    # The module's other failures (allfailures.py), and why the search stopped short.
+    more: list[FailureRecord]
+    more_truncated: str
+    more_error: str
+    more_skipped: Literal["meta"]
+    # Set on a record the search found: how, and what torch reported.
+    found_by: Literal["real-tensor-propagation"]
+    draft_failure_type: str
+    example_value: str
+
+
+# -- an export ------------------------------------------------------------------------------
+class SignatureEntry(TypedDict):
+    kind: str  # torch's InputKind / OutputKind, lower case
+    name: str
+    target: str | None
+
+
+class DynamicDim(TypedDict):
+    input: str
+    dim: int
+    symbol: str
+    min: int | None
+    max: int | None
+
+
+class CaughtWarning(TypedDict):
+    category: str
+    message: str
+    path: str
+    line: int
+
+
+class GraphOp(TypedDict, total=False):
+    """An op of the graph that the caller-side baked-in checks confirm against."""
+
+    op: str
+    input: str  # the user input it writes to
+    module: str
+    module_class: str
+    path: str | None
+    line: int | None
+
+
+class GraphFacts(TypedDict, total=False):
+    training_ops: list[GraphOp]
+    input_mutations: list[GraphOp]
+    unused_ops: list[GraphOp]
+    op_names: list[str]
+    error: str  # instead of the above: reading the graph failed
+
+
+class Weights(TypedDict):
+    meta: bool  # built on the meta device (sizing.py): nothing allocated
+    bytes: int
+
+
+class _SummaryRequired(TypedDict):
+    ops: int
+    code: str  # the graph module's Python text
+    code_truncated: bool
+    inputs: list[SignatureEntry]
+    outputs: list[SignatureEntry]
+    dynamic: list[DynamicDim]
+    lines: dict[str, dict[str, list[str]]]  # file -> line -> aten ops
+    warnings: list[CaughtWarning]
+    facts: GraphFacts
+
+
+class ExportSummary(_SummaryRequired, total=False):
+    weights: Weights
