@@ -82,15 +82,21 @@ AT_CULPRIT: tuple[Rule[Classified, Kind], ...] = (
 
 def kind_of(failure: Failure) -> Kind:
     """The kind of `failure`: classified, refined, and checked against the culprit's text."""
-    kind = first_match(CLASSIFY, failure, _code) or Kind("export-error")  # CLASSIFY ends in a catch-all
+    kind = _classified(failure)
     kind = first_match(REFINE, Classified(failure, kind), _code) or kind
     return first_match(AT_CULPRIT, Classified(failure, kind), _code) or kind
 
 
 def classify(record: dict[str, Any], snippet: str = "", statement: str = "") -> Kind:
     """`CLASSIFY` alone, on a record without derived facts but the culprit's text."""
-    failure = Failure(record, Facts(snippet=snippet, statement=statement))
-    return first_match(CLASSIFY, failure, _code) or Kind("export-error")
+    return _classified(Failure(record, Facts(snippet=snippet, statement=statement)))
+
+
+def _classified(failure: Failure) -> Kind:
+    kind = first_match(CLASSIFY, failure, _code)
+    if kind is None:  # CLASSIFY's last rule holds on every record: no fallback of another kind here
+        raise AssertionError("no classification rule held")
+    return kind
 
 
 @dataclass(frozen=True)
