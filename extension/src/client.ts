@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import {
   CloseAction,
+  DidChangeConfigurationNotification,
   ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
@@ -19,9 +20,11 @@ import { checkInterpreter, findOnPath, isExecutableFile, resolveInterpreter, typ
 import { layout, serverLaunch } from './launch';
 import {
   CONFIG_SECTION,
-  FILE_CHECKED,
-  SHOW_GRAPH_COMMAND,
+  FileCheckedNotification,
   ServerCommand,
+  ShowGraphCommand,
+  type CommandArgs,
+  type CommandType,
   type FileCheckedParams,
   type InitializationOptions,
   type ServerSettings,
@@ -39,7 +42,7 @@ export interface ClientHooks {
   /** A document was closed: no check result will come for it. */
   onDocumentClosed(uri: string): void;
   /** The server asked to run `exportlens.exportModule` (a code lens): the UI runs it. */
-  onExportModuleCommand(args: unknown[]): Promise<unknown>;
+  onExportModuleCommand(...args: CommandArgs<typeof ServerCommand.exportModule>): Promise<unknown>;
 }
 
 const MAX_RESTARTS = 4;
@@ -205,7 +208,7 @@ export class ServerManager implements vscode.Disposable {
       traceOutputChannel: this.log,
       initializationOptions,
       // hovers link to "Open the whole graph" (command:exportlens.showGraph?...): trust that one only
-      markdown: { isTrusted: { enabledCommands: [SHOW_GRAPH_COMMAND] }, supportHtml: false },
+      markdown: { isTrusted: { enabledCommands: [ShowGraphCommand.name] }, supportHtml: false },
       errorHandler: this.errorHandler(),
       middleware: {
         workspace: {
@@ -241,8 +244,9 @@ export class ServerManager implements vscode.Disposable {
           return next(document);
         },
         executeCommand: (command, args, next) =>
-          command === ServerCommand.exportModule
-            ? this.hooks.onExportModuleCommand(args)
+          command === ServerCommand.exportModule.name
+            ? // the server's own code lens: its arguments are the command's
+              this.hooks.onExportModuleCommand(...(args as CommandArgs<typeof ServerCommand.exportModule>))
             : (next(command, args) as unknown),
       },
     };
@@ -253,7 +257,7 @@ export class ServerManager implements vscode.Disposable {
     // Lives as long as the client: it replaces the client's built-in handler.
     client.onNotification(LogMessageNotification.type, () => undefined);
     this.clientDisposables.push(
-      client.onNotification(FILE_CHECKED, (params: FileCheckedParams) => this.hooks.onFileChecked(params)),
+      client.onNotification(FileCheckedNotification, (params: FileCheckedParams) => this.hooks.onFileChecked(params)),
       client.onDidChangeState((event) => {
         if (event.newState === State.Stopped && this.client === client) {
           this.downReason = 'the server stopped — run "ExportLens: Restart server" (see the logs)';
@@ -283,13 +287,19 @@ export class ServerManager implements vscode.Disposable {
     };
   }
 
-  /** Sends `workspace/executeCommand` to the server (cancellable). */
-  async execute<T>(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<T> {
+  /** Sends `workspace/executeCommand` to the server (cancellable); the result is typed by the command. */
+  async execute<Args extends unknown[], Result>(
+    command: CommandType<Args, Result>,
+    args: Args,
+    token?: vscode.CancellationToken,
+  ): Promise<Result> {
     const client = this.running;
     if (client === undefined) {
       throw new Error(`ExportLens server is not running: ${this.downReason}`);
     }
-    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token)) as T;
+    const params = { command: command.name, arguments: args };
+    // the one place a server answer becomes its declared type (protocol.ts)
+    return (await client.sendRequest(ExecuteCommandRequest.type, params, token)) as Result;
   }
 
   private onConfigurationChange(event: vscode.ConfigurationChangeEvent): void {
@@ -304,7 +314,7 @@ export class ServerManager implements vscode.Disposable {
     const client = this.running;
     if (client !== undefined) {
       // Push the mapped settings (the server also pulls `workspace/configuration` on its own).
-      void client.sendNotification('workspace/didChangeConfiguration', {
+      void client.sendNotification(DidChangeConfigurationNotification.type, {
         settings: { [CONFIG_SECTION]: this.serverSettings() },
       });
       if (this.check?.kind === 'ok') {

@@ -6,19 +6,14 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ServerManager } from './client';
 import type { GraphView } from './graphView';
-import {
-  SHOW_GRAPH_COMMAND,
-  ServerCommand,
-  type ExportModuleResult,
-  type SavePt2Result,
-} from './protocol';
+import { ServerCommand, ShowGraphCommand, type ExportModuleResult, type Position, type SavePt2Result } from './protocol';
 import { classAt } from './pySource';
 import { MODES, SECTION, modeLabel, type Mode } from './settings';
 import { SHOW_LOGS_COMMAND, type ServerStatus } from './status';
 
 export const Command = {
   exportThisModule: 'exportlens.exportThisModule',
-  showGraph: SHOW_GRAPH_COMMAND,
+  showGraph: ShowGraphCommand.name,
   savePt2: 'exportlens.savePt2As',
   restartServer: 'exportlens.restartServer',
   showLogs: SHOW_LOGS_COMMAND,
@@ -30,11 +25,6 @@ interface Deps {
   graphView: GraphView;
   status: ServerStatus;
   log: vscode.LogOutputChannel;
-}
-
-interface Position {
-  line: number;
-  character: number;
 }
 
 export class Commands {
@@ -71,7 +61,7 @@ export class Commands {
     try {
       result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `ExportLens: exporting ${name}`, cancellable: true },
-        (_progress, token) => manager.execute<ExportModuleResult>(ServerCommand.exportModule, [uri, position], token),
+        (_progress, token) => manager.execute(ServerCommand.exportModule, [uri, position], token),
       );
     } catch (error) {
       const text = String(error instanceof Error ? error.message : error);
@@ -150,7 +140,7 @@ export class Commands {
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `ExportLens: saving ${module} to ${path.basename(file.fsPath)}` },
-        () => this.deps.manager.execute<SavePt2Result>(ServerCommand.savePt2, [source, module, file.fsPath]),
+        () => this.deps.manager.execute(ServerCommand.savePt2, [source, module, file.fsPath]),
       );
       if (result.saved) {
         void vscode.window.showInformationMessage(`ExportLens: saved ${module} to ${result.path} (${result.seconds.toFixed(2)} s).`);

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { ServerManager } from './client';
 import { Commands } from './commands';
 import { GraphView } from './graphView';
-import { ServerCommand, type GraphResult } from './protocol';
+import { ServerCommand } from './protocol';
 import { ServerStatus, type StatusState } from './status';
 
 /** What activate() returns: read by the extension-host tests. */
@@ -25,7 +25,7 @@ export function activate(context: vscode.ExtensionContext): ExportLensApi {
     const server = manager;
     return server?.running === undefined
       ? undefined
-      : (uri, module) => server.execute<GraphResult>(ServerCommand.graph, [uri, module]);
+      : (uri, module) => server.execute(ServerCommand.graph, [uri, module]);
   });
   manager = new ServerManager(context, log, status, {
     onFileChecked: (params) => {
@@ -34,10 +34,7 @@ export function activate(context: vscode.ExtensionContext): ExportLensApi {
     },
     onCheckScheduled: (uri) => status.busy(uri, true),
     onDocumentClosed: (uri) => status.busy(uri, false),
-    onExportModuleCommand: async (args) => {
-      const [uri, position] = args as [string, { line: number; character: number }];
-      return commands.exportModule(uri, position);
-    },
+    onExportModuleCommand: (uri, position) => commands.exportModule(uri, position),
   });
   const commands = new Commands({ manager, graphView, status, log });
   context.subscriptions.push(log, status, graphView, manager, ...commands.register());

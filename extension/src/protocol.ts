@@ -4,28 +4,48 @@
  * When the server changes a name or a shape, only this file changes.
  */
 
-/** `workspace/executeCommand` commands the server registers (its executeCommandProvider). */
+import { NotificationType } from 'vscode-languageclient/node';
+
+/**
+ * A `workspace/executeCommand` command, typed by its arguments and its result (as rust-analyzer's
+ * `lsp_ext.ts` types its requests): `ServerManager.execute(ServerCommand.graph, [uri, module])`
+ * is a `Promise<GraphResult>`, and wrong arguments do not compile.
+ */
+export class CommandType<Args extends unknown[], Result> {
+  /** Never set: it only carries the types (a command is called with `Args`, answers `Result`). */
+  declare private readonly signature?: (...args: Args) => Result;
+
+  constructor(readonly name: string) {}
+}
+
+export type CommandArgs<C> = C extends CommandType<infer A, unknown> ? A : never;
+export type CommandResult<C> = C extends CommandType<unknown[], infer R> ? R : never;
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** The commands the server registers (its executeCommandProvider, server/exportlens/lsp/commands.py). */
 export const ServerCommand = {
-  /** (uri, position) → ExportModuleResult; exports the module at the position now. */
-  exportModule: 'exportlens.exportModule',
-  /** (uri, module) → GraphResult; exports first when nothing is cached. */
-  graph: 'exportlens.graph',
-  /** (uri, module, path) → SavePt2Result. */
-  savePt2: 'exportlens.savePt2',
-  /** (uri) → {scheduled}; re-checks every module of the file. */
-  recheck: 'exportlens.recheck',
-  /** () → ServerStatus. */
-  status: 'exportlens.status',
+  /** Exports the module at the position now; also the server's code lens (client.ts middleware runs it). */
+  exportModule: new CommandType<[uri: string, position: Position], ExportModuleResult>('exportlens.exportModule'),
+  /** Exports first when nothing is cached. */
+  graph: new CommandType<[uri: string, module: string], GraphResult>('exportlens.graph'),
+  savePt2: new CommandType<[uri: string, module: string, path: string], SavePt2Result>('exportlens.savePt2'),
+  /** Re-checks every module of the file. */
+  recheck: new CommandType<[uri: string], { scheduled: boolean }>('exportlens.recheck'),
+  status: new CommandType<[], ServerStatus>('exportlens.status'),
 } as const;
 
 /**
- * Client-side command the server puts in code lenses and hover links:
- * `exportlens.showGraph(uri, module)` opens the graph beside the editor.
+ * Client-side command the server puts in code lenses and hover links: opens the graph beside
+ * the editor.
  */
-export const SHOW_GRAPH_COMMAND = 'exportlens.showGraph';
+export const ShowGraphCommand = new CommandType<[uri: string, module: string], void>('exportlens.showGraph');
 
 /** Notification `exportlens/fileChecked`: sent once a check of a file is over. */
-export const FILE_CHECKED = 'exportlens/fileChecked';
+export const FileCheckedNotification = new NotificationType<FileCheckedParams>('exportlens/fileChecked');
 
 export interface FileCheckedParams {
   uri: string;
