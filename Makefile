@@ -1,10 +1,11 @@
 # `make run`: set up, check the bundled examples with the CLI, then open them in a real VS Code
-# (code-server on 127.0.0.1) with the packaged extension. `make test`: set up, then every test.
+# (code-server on 127.0.0.1) with the packaged extension. `make test`: set up, then every test;
+# `make test-fast`: only those that start no process (under a minute).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup sys-deps run check-examples test lint typecheck unit bench screenshots clean
+.PHONY: setup sys-deps run check-examples test test-fast lint typecheck unit bench screenshots clean
 
 setup: $(STAMP)
 
@@ -37,6 +38,11 @@ unit: setup sys-deps
 	$(PY) -m pytest -q tests
 
 test: lint typecheck unit ext-check
+
+# The fast set: every test that starts no worker, server, Neovim or subprocess (the `slow` marker,
+# tests/slow.py), in under a minute; pytest's last line counts them (passed, deselected).
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow" tests
 
 # Every figure of the performance issue, one measurement at a time (~10 min on an idle 2-core
 # machine): prints the table and writes bench/results/latest.md and latest.json.

@@ -14,6 +14,12 @@ from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult, Finding
 
+from .slow import (  # noqa: F401 - the `slow` marker's hooks (tests/slow.py)
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_runtest_call,
+    pytest_runtest_setup,
+)
 from .worker_torch import WorkerTorch
 
 # The worker's interpreter: this one, unless EXPORTLENS_TEST_PYTHON names another (tools/versions.mk

@@ -27,6 +27,7 @@ def load_soak():  # type: ignore[no-untyped-def]
     return module
 
 
+@pytest.mark.slow  # runs bench/soak.py: nothing tests/slow.py can see starts its server
 @pytest.mark.timeout(max(600, EDITS * 6))
 async def test_soak(tmp_path: Path) -> None:
     soak = load_soak()
