@@ -73,44 +73,56 @@ def test_the_declaration_is_whole() -> None:
     assert Settings().results_key() == tuple(getattr(Settings(), s.field) for s in SPECS if s.results)
 
 
+def expected_property(spec: Spec) -> dict[str, Any]:
+    """The declaration's part of a package.json entry (minimum, scope, enumDescriptions are
+    the entry's own)."""
+    assert spec.client is not None
+    default = client_default(spec)
+    entry: dict[str, Any] = {"type": spec.type if default is not None else [spec.type, "null"]}
+    if client_enum(spec):
+        entry["enum"] = list(client_enum(spec))
+    entry["default"] = default
+    entry["markdownDescription"] = spec.client.description
+    return entry
+
+
 def test_package_json() -> None:
     props = vscode_properties()
-    assert set(props) == {client_name(s) for s in CLIENT_SPECS} | set(CLIENT_ONLY)
     for spec in CLIENT_SPECS:
-        assert spec.client is not None
-        prop = props[client_name(spec)]
-        default = client_default(spec)
-        assert prop["default"] == default, spec.name
-        want_type: Any = spec.type if default is not None else [spec.type, "null"]
-        assert prop["type"] == want_type, spec.name
-        assert tuple(prop.get("enum", ())) == client_enum(spec), spec.name
+        want = expected_property(spec)
+        prop = props.get(client_name(spec))
+        assert prop is not None, f'package.json lacks "exportlens.{client_name(spec)}": {json.dumps(want)}'
+        got = {key: prop.get(key) for key in want}
+        got["markdownDescription"] = prop.get("markdownDescription", prop.get("description"))
+        got["enum"] = prop.get("enum", [])
+        assert got == {"enum": [], **want}, f"exportlens.{client_name(spec)}"
         if "enumDescriptions" in prop:
             assert len(prop["enumDescriptions"]) == len(prop["enum"]), spec.name
-        description = prop.get("markdownDescription", prop.get("description"))
-        assert description == spec.client.description, f"{spec.name}: want {spec.client.description!r}"
+    declared = {client_name(s) for s in CLIENT_SPECS} | set(CLIENT_ONLY)
+    assert set(props) <= declared, "in package.json, not declared in lsp/settings.py"
 
 
 def test_extension_readme() -> None:
     rows = table(ROOT / "extension/README.md", "| setting | default | |")
     props = vscode_properties()
-    assert list(rows) == [f"exportlens.{name}" for name in props], "same settings, package.json's order"
     for spec in CLIENT_SPECS:
         assert spec.client is not None
         want = [f"`{as_json(client_default(spec))}`", spec.client.description]
-        assert rows[f"exportlens.{client_name(spec)}"] == want, (
+        assert rows.get(f"exportlens.{client_name(spec)}") == want, (
             f"want | `exportlens.{client_name(spec)}` | {' | '.join(want)} |"
         )
     for name in CLIENT_ONLY:
         assert rows[f"exportlens.{name}"][0] == f"`{as_json(props[name]['default'])}`", name
+    assert list(rows) == [f"exportlens.{name}" for name in props], "same settings, package.json's order"
 
 
 def test_lsp_readme() -> None:
     readme = ROOT / "server/exportlens/lsp/README.md"
     rows = table(readme, "| name | values | default |")
-    assert list(rows) == [s.name for s in SPECS], "same settings, the declaration's order"
     for spec in SPECS:
         want = [spec.values, f"`{as_json(spec.default)}`"]
-        assert rows[spec.name] == want, f"want | `{spec.name}` | {' | '.join(want)} |"
+        assert rows.get(spec.name) == want, f"want | `{spec.name}` | {' | '.join(want)} |"
+    assert list(rows) == [s.name for s in SPECS], "same settings, the declaration's order"
     text = " ".join(readme.read_text(encoding="utf-8").split())
     (sentence,) = re.findall(r"Changing a setting export results depend on \(([^)]*)\)", text)
     assert sentence == ", ".join(f"`{s.name}`" for s in SPECS if s.results)
@@ -141,7 +153,10 @@ def ts_union(source: str, type_text: str) -> tuple[str, ...]:
 def test_client_settings_ts() -> None:
     source = (ROOT / "extension/src/settings.ts").read_text(encoding="utf-8")
     interface = ts_fields(ts_block(source, "export interface ClientSettings {"))
-    assert set(interface) == {client_name(s) for s in CLIENT_SPECS}, "ClientSettings"
+    declared = {client_name(s) for s in CLIENT_SPECS}
+    assert set(interface) == declared, (
+        f"ClientSettings: lacks {declared - set(interface)}, extra {set(interface) - declared}"
+    )
     defaults = ts_fields(ts_block(source, "export const DEFAULTS: ClientSettings = {"))
     assert set(defaults) == set(interface)
     for spec in CLIENT_SPECS:
@@ -161,10 +176,11 @@ def test_what_the_client_sends() -> None:
     protocol = (ROOT / "extension/src/protocol.ts").read_text(encoding="utf-8")
     sent = ts_fields(ts_block(protocol, "export interface ServerSettings {"))
     assert set(sent) <= {s.name for s in SPECS}
-    assert {s.name for s in CLIENT_SPECS} <= set(sent)
+    missing = {s.name for s in CLIENT_SPECS} - set(sent)
+    assert not missing, f"protocol.ts ServerSettings lacks {missing}"
     source = (ROOT / "extension/src/settings.ts").read_text(encoding="utf-8")
     body = ts_block(source, "export function toServerSettings(")
-    assert set(ts_fields(ts_block(body, "return {"))) == set(sent)
+    assert set(ts_fields(ts_block(body, "return {"))) == set(sent), "toServerSettings returns ServerSettings"
 
 
 def check_options() -> dict[str, argparse.Action]:
