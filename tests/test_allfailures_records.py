@@ -8,9 +8,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from exportlens.check import CheckOptions, make_job
 from exportlens.discovery import discover
+from exportlens.document import Document
 from exportlens.engine import Engine, JobOutcome
+from exportlens.job_building import CheckOptions, make_job
 
 from .conftest import line_of
 
@@ -50,7 +51,7 @@ async def run(engine: Engine, path: str, strict: bool) -> JobOutcome:
     found = discover(source, path)
     (target,) = found.targets
     options = CheckOptions(roots=[str(Path(path).parent)])
-    return await engine.run(make_job(path, source, found, target, strict, options))
+    return await engine.run(make_job(Document(path, source), target, strict, options))
 
 
 def culprit_lines(record: dict[str, Any], path: str) -> list[int]:
@@ -89,7 +90,7 @@ async def test_the_first_failure_arrives_before_the_search_for_the_others(engine
     source = Path(path).read_text(encoding="utf-8")
     found = discover(source, path)
     (target,) = found.targets
-    job = make_job(path, source, found, target, False, CheckOptions(roots=[str(Path(path).parent)]))
+    job = make_job(Document(path, source), target, False, CheckOptions(roots=[str(Path(path).parent)]))
     early: list[JobOutcome] = []
     outcome = await engine.run(job, early.append)
     (first,) = early  # one early report, before the final outcome
@@ -101,11 +102,12 @@ async def test_the_first_failure_arrives_before_the_search_for_the_others(engine
     assert outcome.timings["more_failures"] > 0
     clean = await engine.run(
         make_job(
-            path,
-            source.replace("h.sum() > 0", "False")
-            .replace("h.abs().max() > 100", "False")
-            .replace("k.shape[0] > 2", "False"),
-            found,
+            Document(
+                path,
+                source.replace("h.sum() > 0", "False")
+                .replace("h.abs().max() > 100", "False")
+                .replace("k.shape[0] > 2", "False"),
+            ),
             target,
             False,
             CheckOptions(roots=[str(Path(path).parent)]),

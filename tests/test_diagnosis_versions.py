@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from exportlens.diagnosis import DiagnosisContext, diagnose
+from exportlens.document import Document
 from exportlens.findings import Range
 
 DATA = Path(__file__).parent / "data"
@@ -36,8 +37,7 @@ def _fill(value: Any) -> Any:
 def test_recorded_text_maps_to_code(case: dict[str, Any]) -> None:
     source = SEED.read_text(encoding="utf-8")
     ctx = DiagnosisContext(
-        path=str(SEED),
-        source=source,
+        document=Document(str(SEED), source),
         module=case["module"],
         mode=case["mode"],
         anchor=ANCHOR,
@@ -60,7 +60,11 @@ def test_more_records_map_once_per_culprit() -> None:
     """`record["more"]` (other failures of the module) adds findings, duplicates collapse."""
     source = SEED.read_text(encoding="utf-8")
     ctx = DiagnosisContext(
-        path=str(SEED), source=source, module="Guarded", mode="non-strict", anchor=ANCHOR, roots=[str(DATA)]
+        document=Document(str(SEED), source),
+        module="Guarded",
+        mode="non-strict",
+        anchor=ANCHOR,
+        roots=[str(DATA)],
     )
     first = _fill(RECORDS[2]["record"])
     other = {
@@ -84,7 +88,11 @@ def test_real_tensor_propagation_records() -> None:
     """Records found by the worker's second look carry draft_export's failure type, not an exception."""
     source = SEED.read_text(encoding="utf-8")
     ctx = DiagnosisContext(
-        path=str(SEED), source=source, module="Sin", mode="non-strict", anchor=ANCHOR, roots=[str(DATA)]
+        document=Document(str(SEED), source),
+        module="Sin",
+        mode="non-strict",
+        anchor=ANCHOR,
+        roots=[str(DATA)],
     )
     frame = {"path": str(SEED), "line": 22, "end_line": 22, "col": 15, "end_col": 27, "name": "forward"}
     record = {

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from exportlens.diagnosis import DiagnosisContext, diagnose
+from exportlens.document import Document
 from exportlens.engine import Engine
 from exportlens.findings import FileResult, Finding, Range
 
@@ -182,7 +183,7 @@ def test_recorded_failure_without_the_structured_fields(case: dict[str, Any]) ->
     source = CASES.read_text(encoding="utf-8")
     anchor = Range.of(0, 0, 0, 1)
     ctx = DiagnosisContext(
-        str(CASES), source, case["module"], case["mode"], anchor, roots=[str(CASES.parent)]
+        Document(str(CASES), source), case["module"], case["mode"], anchor, roots=[str(CASES.parent)]
     )
     (finding,) = diagnose(_fill(case["record"]), ctx)
     line = next(i for i, text in enumerate(source.splitlines()) if case["line"] in text)

@@ -1,51 +1,33 @@
-"""Check one file: discover its modules, export each in the worker, diagnose.
+"""Check one document: its modules exported in the worker, each outcome diagnosed.
 
-Shared by the CLI and the language server; knows nothing about either.
+Shared by the CLI and the language server; knows nothing about either.  Building the jobs is
+job_building.py's, what can be said without exporting static_findings.py's.
 """
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import os
-import tokenize
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
 from .diagnosis import DiagnosisContext, diagnose
 from .diagnosis.baked.confirm import baked_findings
-from .discovery import Discovery, Target, discover
-from .engine import Engine, Job, JobOutcome
-from .findings import FileResult, Finding, InputsKind, ModuleResult, Range, Status
+from .discovery import Target
+from .document import Document
+from .engine import Engine, JobOutcome
+from .findings import FileResult, Finding, InputsKind, ModuleResult, Status
 from .guessed import soften_guessed
+from .job_building import MODES, CheckOptions, make_job, tracers
 from .merge import merge_tracers
 from .outcomes import outcome_findings
-from .textpos import SourceText
+from .static_findings import anchor_range, encoding_finding, read_findings
 
-MODES = ("non-strict", "strict", "both")
+__all__ = ["MODES", "CheckOptions", "EarlyReport", "check_document", "check_file", "tracers"]
+
 # A module's first failure, before its others are searched for: (its result, its findings).
 EarlyReport = Callable[[ModuleResult, list[Finding]], None]
-
-
-@dataclass
-class CheckOptions:
-    mode: str | None = None  # None: the export call's `strict=` if any, else non-strict
-    roots: list[str] = field(default_factory=list)  # workspace roots: importable, "user" code
-    all_failures: bool = True  # after a failure, look for the module's other failures too
-    meta_above_mb: float | None = 1024.0  # bigger models export with meta weights (no allocation)
-
-
-def tracers(mode: str | None) -> list[bool | None]:
-    """The `strict` flags to run: None lets the export call decide."""
-    choices: dict[str | None, list[bool | None]] = {
-        None: [None],
-        "non-strict": [False],
-        "strict": [True],
-        "both": [False, True],
-    }
-    return choices[mode]
 
 
 async def check_file(
@@ -56,23 +38,37 @@ async def check_file(
     only: set[str] | None = None,
     early: EarlyReport | None = None,
 ) -> FileResult:
-    """Check every module of `path` (its buffer text `source`, else the disk), or those in `only`.
+    """`check_document` of `path` with the buffer text `source`, else the file's text on disk."""
+    path = str(Path(path).resolve())
+    if source is None:
+        try:
+            doc = Document.from_file(path)
+        except (SyntaxError, UnicodeDecodeError) as exc:  # undecodable: a finding, not a crash
+            result = FileResult(path)
+            result.diagnostics.append(encoding_finding(path, exc))
+            return result
+    else:
+        doc = Document(path, source)
+    return await check_document(engine, doc, options, only, early)
+
+
+async def check_document(
+    engine: Engine,
+    doc: Document,
+    options: CheckOptions | None = None,
+    only: set[str] | None = None,
+    early: EarlyReport | None = None,
+) -> FileResult:
+    """Check every module of `doc`, or those in `only`.
 
     `early` hears of each failed module's first failure before its other failures are found
     (only when one tracer runs: merging two tracers needs both outcomes)."""
     options = options or CheckOptions()
-    path = str(Path(path).resolve())
+    path = doc.path
     result = FileResult(path)
-    if source is None:
-        try:
-            source = read_source(path)
-        except (SyntaxError, UnicodeDecodeError) as exc:  # undecodable: a finding, not a crash
-            result.diagnostics.append(encoding_finding(path, exc))
-            return result
-    found = discover(source, path)
-    text = SourceText(source)
+    found = doc.discovery
     if found.error is not None:
-        result.diagnostics.append(syntax_finding(path, text, found.error))
+        result.diagnostics += read_findings(doc)
         return result
     targets = [t for t in found.targets if only is None or t.name in only]
     jobs = [
@@ -84,11 +80,10 @@ async def check_file(
 
     def context(target: Target, outcome: JobOutcome) -> DiagnosisContext:
         return DiagnosisContext(
-            path=path,
-            source=source,
+            document=doc,
             module=target.name,
             mode="strict" if outcome.strict else "non-strict",
-            anchor=anchor_range(text, target),
+            anchor=anchor_range(doc.source_text, target),
             roots=options.roots,
             inputs=target.inputs_kind,
         )
@@ -103,21 +98,14 @@ async def check_file(
         )
 
     outcomes = await asyncio.gather(
-        *(
-            engine.run(make_job(path, source, found, target, strict, options), relay(target))
-            for target, strict in jobs
-        )
+        *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in jobs)
     )
-    # A file with an export call says what the user exports: its other classes are parts.
-    has_export_call = any(t.inputs_kind == "export-call" for t in found.targets)
+    names = {t.name for t in targets}
+    result.diagnostics += [f for f in read_findings(doc) if f.module in names]
     for target in targets:
-        if target.part_of is not None:  # checked by its parent's export, with the inputs it really gets
+        if target.part_of is not None or target.inputs_kind == "none":
+            # a part is checked by its parent's export, with the inputs it really gets
             result.modules.append(_module_result(target, None, "skipped", options.mode))
-        elif target.inputs_kind == "none":
-            result.modules.append(_module_result(target, None, "skipped", options.mode))
-            used = any(target.name in other.uses for other in found.targets)
-            if not used and not has_export_call:
-                result.diagnostics.append(no_inputs_finding(path, text, target))
     by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
         result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
@@ -142,39 +130,6 @@ def outcome_diagnostics(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Find
     return outcome_findings(outcome, ctx)
 
 
-def make_job(
-    path: str, source: str, found: Discovery, target: Target, strict: bool | None, options: CheckOptions
-) -> Job:
-    module_name, sys_path = import_context(path, options.roots)
-    return Job(
-        path=path,
-        source=source,
-        module_name=module_name,
-        sys_path=sys_path,
-        target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
-        strict=strict,
-        timeout=0.0,  # the engine's default
-        load_until=found.load_until,
-        all_failures=options.all_failures,
-        meta_above_mb=options.meta_above_mb,
-    )
-
-
-def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:
-    """The dotted name the file runs under, and what goes on sys.path.
-
-    Inside packages (folders with __init__.py) the name is dotted from the
-    top package, so relative imports work; never "__main__".
-    """
-    folder = Path(path).parent
-    parts = [Path(path).stem]
-    while (folder / "__init__.py").exists() and folder.parent != folder:
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    sys_path = [str(folder), str(Path(path).parent), *roots]
-    return ".".join(parts), list(dict.fromkeys(sys_path))
-
-
 def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode: str | None) -> ModuleResult:
     line = getattr(target.node, "lineno", 1) - 1
     tracer = mode or "non-strict"
@@ -194,20 +149,6 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
     )
 
 
-def anchor_range(text: SourceText, target: Target) -> Range:
-    """The class name for a class target; the export call's first line otherwise."""
-    node = target.node
-    if isinstance(node, ast.ClassDef):
-        line = node.lineno - 1
-        start = text.line(line).find(node.name, node.col_offset)
-        start = max(start, 0)
-        return Range.of(line, start, line, start + len(node.name))
-    line = getattr(node, "lineno", 1) - 1
-    end_line = getattr(node, "end_lineno", line + 1) - 1
-    end = getattr(node, "end_col_offset", None) if end_line == line else None
-    return text.span(line, getattr(node, "col_offset", None), line if end is not None else None, end)
-
-
 def once_per_file(findings: list[Finding]) -> list[Finding]:
     """A file that fails to import fails for every module: say so once."""
     seen: set[tuple[str, int, int]] = set()
@@ -220,56 +161,6 @@ def once_per_file(findings: list[Finding]) -> list[Finding]:
             seen.add(key)
         kept.append(finding)
     return kept
-
-
-def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
-    needs_args = target.inputs.get("why") == "constructor"
-    reason = "its constructor needs arguments" if needs_args else "it has no example inputs"
-    return Finding(
-        path=path,
-        range=anchor_range(text, target),
-        severity="information",
-        code="no-example-inputs",
-        module=target.name,
-        message=(
-            f"ExportLens cannot check `{target.name}`: {reason}. Add an "
-            f"`example_inputs(self)` method returning a tuple of tensors, or a "
-            f'`torch.export.export({target.name}(...), (inputs,))` call under `if __name__ == "__main__":`.'
-        ),
-    )
-
-
-def syntax_finding(path: str, text: SourceText, error: SyntaxError) -> Finding:
-    line = max((error.lineno or 1) - 1, 0)
-    return Finding(
-        path=path,
-        range=text.line_range(line),
-        severity="error",
-        code="syntax-error",
-        message=f"Syntax error, nothing was exported: {error.msg}",
-    )
-
-
-def read_source(path: str) -> str:
-    """The file's text, decoded as Python does: BOM or `# -*- coding: ... -*-`, else UTF-8."""
-    with tokenize.open(path) as stream:
-        return stream.read()
-
-
-def encoding_finding(path: str, error: SyntaxError | UnicodeDecodeError) -> Finding:
-    if isinstance(error, UnicodeDecodeError):
-        line = Path(path).read_bytes()[: error.start].count(b"\n")
-        why = f"byte 0x{error.object[error.start]:02x} is not valid {error.encoding}"
-    else:
-        line, why = max((error.lineno or 1) - 1, 0), error.msg
-    return Finding(
-        path=path,
-        range=Range.of(line, 0, line, 0),
-        severity="error",
-        code="syntax-error",
-        message=f"Cannot read this file, nothing was exported: {why}. Save it as UTF-8, or declare its "
-        "encoding on the first line (`# -*- coding: latin-1 -*-`).",
-    )
 
 
 def default_roots() -> list[str]:

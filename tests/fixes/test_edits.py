@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from exportlens.document import Document
 from exportlens.fixes import Edit, EditError, apply, fixes_for
 from exportlens.lsp.code_actions import workspace_edit
 
@@ -68,7 +69,7 @@ def test_torch_suggestions_become_dim_edits_with_a_new_declaration_and_import() 
 def test_lsp_edit_is_versioned_and_keeps_a_missing_final_newline() -> None:
     source = "def f(x):\n    if x.sum() > 0:\n        return x + 1\n    return x - 1"
     cond = next(f for f in fixes_for(source, "data-dependent-branch", 1, {}, None) if f.kind == "cond")
-    edit = workspace_edit("file:///m.py", 7, source, cond)
+    edit = workspace_edit(Document("/m.py", source, 7, "file:///m.py"), cond)
     assert edit.document_changes is not None
     (change,) = edit.document_changes
     assert change.text_document.version == 7  # type: ignore[union-attr]

@@ -18,11 +18,12 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from exportlens.check import anchor_range, no_inputs_finding, syntax_finding
 from exportlens.diagnosis import DiagnosisContext, diagnose
 from exportlens.discovery import discover
+from exportlens.document import Document
 from exportlens.findings import Finding, Range
 from exportlens.lsp.cache import module_keys
+from exportlens.static_findings import anchor_range, no_inputs_finding, syntax_finding
 from exportlens.textpos import SourceText, utf16_len
 
 # CI runs the same examples every time (a stop must not fail on a new random draw); the long
@@ -298,7 +299,7 @@ def test_diagnose_never_fails_and_stays_inside(
     if data.draw(st.booleans()):
         record["more"] = [json.loads(json.dumps(record))]
     ctx = DiagnosisContext(
-        path=PATH, source=source, module="Net", mode=mode, anchor=anchor, roots=["/workspace"]
+        document=Document(PATH, source), module="Net", mode=mode, anchor=anchor, roots=["/workspace"]
     )
     findings = diagnose(record, ctx)
     assert findings, "a failure record must give at least one finding"

@@ -10,10 +10,10 @@ Columns here are UTF-8 byte offsets, like CPython's.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from typing import Any
 
+from ..document import document_of
 from .table import said
 
 _OPERATORS = {"mod": ast.Mod, "add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div}
@@ -40,12 +40,9 @@ def callees(record: dict[str, Any], inner: list[dict[str, Any]]) -> list[str]:
     return [n for n in names if n and not (n.startswith("__") and n.endswith("__")) and n != "forward"]
 
 
-@functools.lru_cache(maxsize=32)
 def _tree(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
+    doc = document_of(source)
+    return None if doc.syntax_error is not None else doc.tree
 
 
 def _callee(node: ast.AST) -> str | None:

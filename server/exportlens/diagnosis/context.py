@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..document import Document
 from ..findings import Range
 
 
 @dataclass
 class DiagnosisContext:
-    path: str  # absolute path of the checked file
-    source: str  # buffer text the job ran (may differ from disk)
+    document: Document  # the text the job ran (the buffer, which may differ from disk), parsed once
     module: str  # module (class) name the finding belongs to
     mode: str  # "strict" | "non-strict": the tracer that ran
     anchor: Range  # fallback location: the export call, else the class name
@@ -18,3 +18,12 @@ class DiagnosisContext:
     # Where the inputs came from: "export-call" means the user builds (and exports) the module
     # themselves; otherwise ExportLens built it with `Cls()`, in training mode by default.
     inputs: str = "export-call"
+
+    @property
+    def path(self) -> str:
+        """Absolute path of the checked file."""
+        return self.document.path
+
+    @property
+    def source(self) -> str:
+        return self.document.text

@@ -149,7 +149,7 @@ class Sources:
     """Text of the checked buffer and, read from disk once, of other workspace files."""
 
     def __init__(self, ctx: DiagnosisContext) -> None:
-        self.texts: dict[str, SourceText] = {ctx.path: SourceText(ctx.source)}
+        self.texts: dict[str, SourceText] = {ctx.path: ctx.document.source_text}
 
     def get(self, path: str) -> SourceText:
         if path not in self.texts:
@@ -213,21 +213,11 @@ def export_call_place(ctx: DiagnosisContext, part: str) -> Place | None:
 
     Problems with the call's own arguments belong there, not on the class.
     """
-    from ..discovery import discover
-
-    found = discover(ctx.source, ctx.path)
+    found = ctx.document.discovery
     target = next((t for t in found.targets if t.name == ctx.module), None)
     if target is None or target.inputs.get("kind") != "export-call":
         return None
-    line, col = target.inputs["call"]
-    call = next(
-        (
-            n
-            for n in ast.walk(ast.parse(ctx.source))
-            if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)
-        ),
-        None,
-    )
+    call = target.call
     if call is None:
         return None
     node: ast.expr = call
@@ -235,7 +225,7 @@ def export_call_place(ctx: DiagnosisContext, part: str) -> Place | None:
         node = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), call)
     elif part == "args" and len(call.args) > 1:
         node = call.args[1]
-    text = SourceText(ctx.source)
+    text = ctx.document.source_text
     same_line = node.end_lineno == node.lineno
     span = text.span(
         node.lineno - 1,

@@ -11,7 +11,6 @@ import ast
 import re
 from typing import Any
 
-from ..textpos import SourceText
 from .context import DiagnosisContext
 from .kinds import Kind
 from .locate import Place
@@ -40,10 +39,9 @@ def output_kind(record: dict[str, Any]) -> Kind | None:
 
 def return_place(ctx: DiagnosisContext, class_name: str) -> Place | None:
     """The `return` in the module's forward that builds `class_name` (else its last `return`)."""
-    try:
-        tree = ast.parse(ctx.source)
-    except SyntaxError:
+    if ctx.document.syntax_error is not None:
         return None
+    tree = ctx.document.tree
     module = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == ctx.module), None)
     forward = next(
         (
@@ -61,7 +59,7 @@ def return_place(ctx: DiagnosisContext, class_name: str) -> Place | None:
     if not chosen:
         return None
     node = chosen[0]
-    text = SourceText(ctx.source)
+    text = ctx.document.source_text
     line = node.lineno - 1
     end_line = (node.end_lineno or node.lineno) - 1
     end = node.end_col_offset if end_line == line else None

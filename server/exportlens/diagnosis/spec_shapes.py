@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ..document import document_of
 from .kind import Kind
 
 _COND = re.compile(r"^u\d+ (?P<op>>=|<=|>|<) (?P<n>-?\d+)$")
@@ -22,8 +23,9 @@ _FACTORIES = {"randn", "rand", "ones", "zeros", "empty"}
 
 def shape_test(source: str, module: str, snippet: str, cond: str) -> Kind | None:
     """The shape test in `snippet` as a dim-range-narrowed Kind on a ShapeVar, else None."""
+    doc = document_of(source)
     try:
-        tree = ast.parse(source)
+        tree = doc.tree
         test = ast.parse(snippet.rstrip(":"), mode="eval")
     except SyntaxError:
         return None
@@ -68,16 +70,10 @@ def bound_for(op: str, n: int, size: int) -> tuple[str, int]:
 
 def _export_call(tree: ast.Module, source: str, module: str) -> tuple[ast.Call, list[str]] | None:
     """The module's export call in the buffer, and its forward's parameters (the examples' order)."""
-    from ..discovery import discover
-
-    target = next((t for t in discover(source).targets if t.name == module), None)
+    target = next((t for t in document_of(source).discovery.targets if t.name == module), None)
     if target is None or target.inputs.get("kind") != "export-call":
         return None
-    line, col = target.inputs["call"]
-    call = next(
-        (n for n in ast.walk(tree) if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)),
-        None,
-    )
+    call = target.call
     forward = next(
         (
             f

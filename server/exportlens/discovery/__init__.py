@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..syntax import dotted, resolve, torch_imports
 from .export_calls import ExportCall, find_export_calls, load_stop
 from .infer import infer_inputs
+
+if TYPE_CHECKING:
+    from ..document import Document
 
 EXAMPLE_METHODS = ("example_inputs", "get_example_inputs")
 _MODULE_BASES = ("torch.nn.", "nn.")
@@ -31,6 +34,9 @@ class Target:
     # A class with no real inputs of its own that a module with real inputs is built from: it is
     # checked as part of that module (its name here), never alone on guessed inputs.
     part_of: str | None = None
+    # The export call whose inputs it is checked with (inputs kind "export-call"): its node, so
+    # nothing has to find it again by the line and column the worker's spec carries.
+    call: ast.Call | None = None
 
     @property
     def inputs_kind(self) -> str:
@@ -45,10 +51,17 @@ class Discovery:
 
 
 def discover(source: str, path: str = "<buffer>") -> Discovery:
-    try:
-        tree = ast.parse(source, path)
-    except SyntaxError as exc:
-        return Discovery([], None, exc)
+    """Discovery of a text that has no `Document` (tests, a patched text): parses it."""
+    from ..document import Document
+
+    return Document(path, source).discovery
+
+
+def discover_document(doc: Document) -> Discovery:
+    """What `doc.discovery` is: computed once per document, on its one syntax tree."""
+    if doc.syntax_error is not None:
+        return Discovery([], None, doc.syntax_error)
+    tree, source = doc.tree, doc.text
     imports = torch_imports(tree)
     classes = module_classes(tree, imports)
     calls = find_export_calls(tree, source, imports)
@@ -62,20 +75,20 @@ def discover(source: str, path: str = "<buffer>") -> Discovery:
             if _options(call) == claimed[call.class_name]:
                 continue
             name = f"{call.class_name}@{call.node.lineno}"
-            targets.append(Target(name, None, call.node, _call_spec(call)))
+            targets.append(Target(name, None, call.node, _call_spec(call), call=call.node))
             continue
         spec = _call_spec(call)
         if call.class_name in classes:
             claimed[call.class_name] = _options(call)
             cls = classes[call.class_name]
-            targets.append(Target(cls.name, cls.name, cls, spec))
+            targets.append(Target(cls.name, cls.name, cls, spec, call=call.node))
         else:
             name = _target_name(call.class_name or call.target_text or "module")
             if any(t.name == name for t in targets) or name in classes:
                 # Two calls exporting the same library model (static, then dynamic): both are
                 # checked, so each needs its own name (jobs with one name supersede each other).
                 name = f"{name}@{call.node.lineno}"
-            targets.append(Target(name, None, call.node, spec))
+            targets.append(Target(name, None, call.node, spec, call=call.node))
     for name, cls in classes.items():
         if name in claimed:
             continue

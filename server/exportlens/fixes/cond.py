@@ -64,7 +64,7 @@ def cond_fixes(source: str, line: int, code: str) -> list[Fix]:
     if isinstance(site_or_why, str):
         return [refused(TITLE, code, "cond", site_or_why)]
     fixes = [_cond(site_or_why, code, source)]
-    where = _where(site_or_why, code)
+    where = _where(site_or_why, code, tree)
     return fixes + ([where] if where else [])
 
 
@@ -221,7 +221,7 @@ def _clone(value: ast.expr | None) -> ast.expr:
     return ast.Call(ast.Attribute(value, "clone", ast.Load()), [], [])
 
 
-def _where(site: Site, code: str) -> Fix | None:
+def _where(site: Site, code: str, tree: ast.Module) -> Fix | None:
     """`torch.where(pred, a, b)` when each branch is one elementwise expression."""
     t, f, node = site.true_body, site.false_body, site.node
     ind = indent_of(site.source_lines[node.lineno - 1])
@@ -244,7 +244,6 @@ def _where(site: Site, code: str) -> Fix | None:
                 text = f"{ind}{name} = torch.where({pred}, {ast.unparse(c.value)}, {ast.unparse(other)})\n"
     if text is None:
         return None
-    tree = tree_of("".join(site.source_lines))
     edits = [Edit(node.lineno - 1, site.end, text), *_torch_import(tree)]
     return Fix("Rewrite as torch.where", code, "where", edits, branch_spec(site))
 

@@ -14,7 +14,7 @@ from typing import Any
 from .dims import forward_params, is_bound, rank_of, size_arg
 from .edits import ensure_import, span_edits
 from .model import Fix
-from .parsed import tree_of
+from .parsed import document_of, tree_of
 from .small import export_call
 from .style import spec_imports, tensor_spec, uses_spec_api
 
@@ -22,11 +22,9 @@ from .style import spec_imports, tensor_spec, uses_spec_api
 def dynamic_fixes(source: str, limit: int = 4) -> list[Fix]:
     """On export calls without `dynamic_shapes`: "make dim k of `x` dynamic" (the worker narrows the
     range with torch's suggested fixes if the full range does not export; see `with_range`)."""
-    from ..discovery import discover
-
     tree = tree_of(source)
     fixes: list[Fix] = []
-    for target in discover(source).targets:
+    for target in document_of(source).discovery.targets:
         call = export_call(source, target.name) if target.inputs.get("kind") == "export-call" else None
         if call is None or any(k.arg == "dynamic_shapes" for k in call.keywords) or len(call.args) < 2:
             continue

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..check import CheckOptions, make_job
-from ..discovery import discover
+from ..document import Document
 from ..engine import Job, JobOutcome
+from ..job_building import CheckOptions, make_job
 from .edits import apply
 from .model import Fix
 
@@ -50,30 +50,30 @@ class Proof:
 
 
 def proof_job(
-    path: str, source: str, fix: Fix, module: str | None, strict: bool | None, options: CheckOptions
+    doc: Document, fix: Fix, module: str | None, strict: bool | None, options: CheckOptions
 ) -> Job | None:
-    """The verify job for `fix` on `source`, or None when the patched file has nothing to export."""
+    """The verify job for `fix` on `doc`, or None when the patched file has nothing to export."""
     if fix.verify is None or fix.disabled:
         return None
-    new = apply(source, fix.edits)
-    found = discover(new, path)
+    patched = Document(doc.path, apply(doc.text, fix.edits), doc.version, doc.uri)
+    found = patched.discovery
     target = next((t for t in found.targets if t.name == module), None)
     if target is None and len(found.targets) == 1:
         target = found.targets[0]
     if target is None or target.inputs_kind == "none":
         return None
-    job = make_job(path, new, found, target, strict, options)
+    job = make_job(patched, target, strict, options)
     job.purpose = f"verify:{fix.key}"  # proofs of different fixes never supersede each other
     job.all_failures = False
     spec: dict[str, Any] = dict(fix.verify)
     if spec.get("compare") == "original":
-        old = discover(source, path)
+        old = doc.discovery
         before = next((t for t in old.targets if t.name == target.name), None)
         if before is None or before.inputs_kind == "none":
             spec["compare"] = "self"
         else:
             spec["original"] = {
-                "source": source,
+                "source": doc.text,
                 "target": {"inputs": before.inputs},
                 "load_until": old.load_until,
             }

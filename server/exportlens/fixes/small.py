@@ -6,10 +6,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..discovery import discover
 from .edits import Edit, indent_of, node_lines, reindent, span_edits
 from .model import Fix, refused
-from .parsed import tree_of
+from .parsed import document_of, tree_of
 
 _STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 
@@ -45,15 +44,11 @@ def _register_dataclass(source: str, code: str, name: str) -> list[Fix]:
 
 def export_call(source: str, module: str | None) -> ast.Call | None:
     """The export call whose inputs the module is checked with."""
-    found = discover(source)
+    found = document_of(source).discovery
     target = next((t for t in found.targets if t.name == module), None)
     if target is None or target.inputs.get("kind") != "export-call":
         return None
-    line, col = target.inputs["call"]
-    for node in ast.walk(tree_of(source)):
-        if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == (line, col):
-            return node
-    return None
+    return target.call
 
 
 def _eval(source: str, code: str, module: str | None) -> list[Fix]:

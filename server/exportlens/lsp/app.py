@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
-import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +17,11 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..check import CheckOptions
+from ..document import Document
 from ..engine import Engine, EngineOptions
 from ..findings import Finding
 from .diagnostics import to_diagnostic
+from .documents import Documents, buffer_path
 from .protocol import ExportLensProtocol
 from .scheduler import CHECKED, Scheduler
 from .settings import Settings, merge
@@ -35,16 +36,6 @@ log = logging.getLogger("exportlens.lsp")
 SECTION = "exportlens"
 
 
-def buffer_path(uri: str) -> str:
-    """The path a document's code runs under: the file's, or for a buffer that is no file
-    (`untitled:`, `git:`, ...) one that exists nowhere, so nothing of it is read from disk."""
-    path = to_fs_path(uri) if uri.startswith("file:") else None
-    if path:
-        return str(Path(path).resolve())
-    name = re.sub(r"\W", "_", uri.split(":", 1)[-1]).strip("_") or "buffer"
-    return str(Path(tempfile.gettempdir()) / "exportlens-no-such-dir" / f"{uri.split(':', 1)[0]}_{name}.py")
-
-
 class ExportLensServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("exportlens", __version__, protocol_cls=ExportLensProtocol)
@@ -52,6 +43,10 @@ class ExportLensServer(LanguageServer):
         self.settings = Settings()
         self.init_trusted = True
         self.files: dict[str, FileState] = {}
+        self.documents = Documents(lambda uri: self.workspace.get_text_document(uri))
+        # Steps that follow each publish (code_actions.py computes the fixes of what was published).
+        self.after_publish: list[Callable[[Document, list[Finding]], None]] = []
+        self.after_close: list[Callable[[str], None]] = []
         self.site_index = SiteIndex()
         self.scheduler = Scheduler(self)
         self._engine: Engine | None = None
@@ -155,24 +150,36 @@ class ExportLensServer(LanguageServer):
             self.files[uri] = FileState(uri, buffer_path(uri))
         return self.files[uri]
 
+    def document(self, uri: str) -> Document:
+        """The buffer's current snapshot (lsp/documents.py)."""
+        return self.documents.get(uri)
+
     def doc_version(self, uri: str) -> int:
-        return self.workspace.get_text_document(uri).version or 0
+        return self.documents.version(uri)
 
-    def source(self, uri: str) -> str:
-        return self.workspace.get_text_document(uri).source
-
-    def publish(
-        self, uri: str, version: int | None, findings: list[Finding], stale: list[Finding] | None = None
-    ) -> None:
-        """`stale`: results of an older text, shown marked as such (the file does not parse now)."""
-        state = self.files.get(uri)
-        here = {state.path: uri} if state is not None else {}
+    def publish(self, doc: Document, findings: list[Finding], stale: list[Finding] | None = None) -> None:
+        """Diagnostics of `doc`; `stale`: results of an older text, shown marked as such (the file
+        does not parse now).  Then the steps that follow a publish (the fixes of these findings)."""
+        uri = str(doc.uri)
+        here = {doc.path: uri}
         diagnostics = [to_diagnostic(f, here) for f in findings] + [
             to_diagnostic(f, here, stale=True) for f in stale or []
         ]
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
+            types.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
         )
+        for step in self.after_publish:
+            try:
+                step(doc, findings)
+            except Exception:
+                log.exception("after publishing %s", uri)
+
+    def clear(self, uri: str) -> None:
+        """The document closed: no diagnostics, nothing kept for it."""
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.documents.forget(uri)
+        for step in self.after_close:
+            step(uri)
 
     def notify_checked(self, uri: str, version: int, cancelled: bool) -> None:
         self.protocol.notify(CHECKED, {"uri": uri, "version": version, "cancelled": cancelled})

@@ -1,6 +1,7 @@
 """Quick-fixes (textDocument/codeAction + codeAction/resolve), proven before they are preferred.
 
-- After diagnostics are published for a version, the fixes for them are computed (AST only, here)
+- After diagnostics are published for a document (the server's `after_publish` step), the fixes
+  for them are computed on that document's one parse
   and each is proven in the background: the worker exports the buffer with the fix applied and
   compares with eager mode (fixes/proof.py, worker/verify.py).  One proof runs at a time, and a
   proof for a version that is no longer current is dropped, so checks of new text are never kept
@@ -16,15 +17,14 @@
 
 from __future__ import annotations
 
-import ast
 import asyncio
-import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types
 
+from ..document import Document
 from ..findings import Finding
 from ..fixes import Fix, fixes_for
 from ..fixes.dynamic import dynamic_fixes, with_range
@@ -37,11 +37,11 @@ CHECKING = "(checking…)"
 
 
 @dataclass
-class Book:
-    """Per document: the fixes of its last published version and their proofs."""
+class Offered:
+    """Per buffer: the fixes of its last published document and their proofs (kept while the text
+    stays the same: a re-publish of an equal text keeps its proofs)."""
 
-    version: int = -1
-    digest: str = ""
+    document: Document
     fixes: dict[str, tuple[Fix, Finding | None]] = field(default_factory=dict)
     proofs: dict[str, Proof] = field(default_factory=dict)
     queued: set[str] = field(default_factory=set)  # fixes whose proof is waiting or running
@@ -56,27 +56,28 @@ class Book:
 class CodeActions:
     def __init__(self, ls: ExportLensServer) -> None:
         self.ls = ls
-        self.books: dict[str, Book] = {}
+        self.books: dict[str, Offered] = {}
         self.one_at_a_time = asyncio.Lock()
 
     # -- after publish: compute fixes, prove them in the background -------------------
-    def published(self, uri: str, version: int | None, findings: list[Finding]) -> None:
-        book = self.books.setdefault(uri, Book())
-        if version is None:  # closed
+    def closed(self, uri: str) -> None:
+        book = self.books.pop(uri, None)
+        if book is not None:
             book.cancel()
-            self.books.pop(uri, None)
-            return
-        source = self.ls.source(uri)
-        digest = hashlib.sha256(source.encode()).hexdigest()
-        if digest != book.digest:  # new text: its proofs start over; the old ones are useless
-            book.cancel()
-            book.proofs.clear()
-        book.version, book.digest = version, digest
+
+    def published(self, doc: Document, findings: list[Finding]) -> None:
+        uri = str(doc.uri)
+        book = self.books.get(uri)
+        if book is None or book.document.text != doc.text:
+            # new text: its proofs start over; the old ones are useless
+            if book is not None:
+                book.cancel()
+            book = self.books[uri] = Offered(doc)
+        book.document = doc
         book.fixes = {}
-        try:
-            ast.parse(source)
-        except (SyntaxError, ValueError):
+        if doc.syntax_error is not None:
             return  # no fixes while the file does not parse (its findings are an older text's)
+        source = doc.text
         for finding in findings:
             for fix in _safe_fixes(source, finding):
                 book.fixes.setdefault(fix.key, (fix, finding))
@@ -85,11 +86,9 @@ class CodeActions:
             if fix.key in book.proofs:
                 self.settle(book, source, fix.key, book.proofs[fix.key])
         # Fixes for findings are proven now; "make dynamic" (no finding) once someone asks for it.
-        self.prove(
-            uri, book, version, source, [k for k, (_, found) in book.fixes.items() if found is not None]
-        )
+        self.prove(uri, book, [k for k, (_, found) in book.fixes.items() if found is not None])
 
-    def prove(self, uri: str, book: Book, version: int, source: str, keys: list[str]) -> None:
+    def prove(self, uri: str, book: Offered, keys: list[str]) -> None:
         """Queue proofs of these fixes (by key) unless proven or queued already."""
         todo = [
             k
@@ -103,21 +102,24 @@ class CodeActions:
             book.queued |= set(todo)
             book.tasks = [t for t in book.tasks if not t.done()]
             book.tasks.append(
-                asyncio.create_task(self._prove(uri, book, version, source, todo), name=f"prove {uri}")
+                asyncio.create_task(self._prove(uri, book, book.document, todo), name=f"prove {uri}")
             )
 
-    async def _prove(self, uri: str, book: Book, version: int, source: str, todo: list[str]) -> None:
+    async def _prove(self, uri: str, book: Offered, doc: Document, todo: list[str]) -> None:
+        source = doc.text
         for index, key in enumerate(todo):
             async with self.one_at_a_time:
-                if self.ls.doc_version(uri) != version or uri not in self.ls.files or key not in book.fixes:
+                if (
+                    self.ls.doc_version(uri) != doc.version
+                    or uri not in self.ls.files
+                    or key not in book.fixes
+                ):
                     book.queued -= set(todo[index:])  # a later publish of this text queues them again
                     return  # the buffer moved on: proofs for it are useless
                 fix, finding = book.fixes[key]
                 strict = None if finding is None or finding.mode is None else finding.mode == "strict"
                 try:
-                    job = proof_job(
-                        self.ls.file(uri).path, source, fix, fix.module, strict, self.ls.check_options()
-                    )
+                    job = proof_job(doc, fix, fix.module, strict, self.ls.check_options())
                     if job is None:
                         why = "no example inputs for this module in this file to prove it with"
                         self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
@@ -131,7 +133,7 @@ class CodeActions:
                     self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
 
     @staticmethod
-    def settle(book: Book, source: str, key: str, proof: Proof) -> None:
+    def settle(book: Offered, source: str, key: str, proof: Proof) -> None:
         """Record a proof; a make-dynamic fix is redone with the range torch proved."""
         book.proofs[key] = proof
         fix, finding = book.fixes.get(key, (None, None))
@@ -147,7 +149,7 @@ class CodeActions:
     def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         book = self.books.get(uri)
-        if book is None or book.version != self.ls.doc_version(uri):
+        if book is None or book.document.version != self.ls.doc_version(uri):
             return []  # diagnostics of an older text: their fixes would land on the wrong lines
         wanted = {
             (d.code, d.range.start.line) for d in params.context.diagnostics if d.source == "exportlens"
@@ -168,12 +170,12 @@ class CodeActions:
                 diagnostics=[d for d in params.context.diagnostics if d.code == fix.code] or None,
                 is_preferred=self.preferred(book, key, fix),
                 disabled=types.CodeActionDisabled(reason=fix.disabled) if fix.disabled else None,
-                data={"uri": uri, "version": book.version, "key": key},
+                data={"uri": uri, "version": book.document.version, "key": key},
             )
             if inline and not fix.disabled:
-                action.edit = workspace_edit(uri, book.version, self.ls.source(uri), fix)
+                action.edit = workspace_edit(book.document, fix)
             out.append(action)
-        self.prove(uri, book, book.version, self.ls.source(uri), lazy)
+        self.prove(uri, book, lazy)
         return out
 
     def resolve(self, action: types.CodeAction) -> types.CodeAction:
@@ -184,7 +186,7 @@ class CodeActions:
         if (
             book is None
             or entry is None
-            or version != book.version
+            or version != book.document.version
             or version != self.ls.doc_version(str(uri))
         ):
             action.edit = None
@@ -194,14 +196,14 @@ class CodeActions:
             return action
         fix = entry[0]
         if not fix.disabled:
-            action.edit = workspace_edit(str(uri), book.version, self.ls.source(str(uri)), fix)
+            action.edit = workspace_edit(book.document, fix)
         action.title, action.is_preferred = (
             self.title(book, str(key), fix),
             self.preferred(book, str(key), fix),
         )
         return action
 
-    def title(self, book: Book, key: str, fix: Fix) -> str:
+    def title(self, book: Offered, key: str, fix: Fix) -> str:
         if fix.disabled:
             return f"{fix.title} (not offered: {fix.disabled})"
         proof = book.proofs.get(key)
@@ -212,7 +214,7 @@ class CodeActions:
         return f"{fix.title} {proof.suffix() if proof else CHECKING}"
 
     @staticmethod
-    def preferred(book: Book, key: str, fix: Fix) -> bool:
+    def preferred(book: Offered, key: str, fix: Fix) -> bool:
         proof = book.proofs.get(key)
         return bool(proof and proof.proven and not fix.disabled)
 
@@ -245,9 +247,9 @@ def _resolves_edits(ls: ExportLensServer) -> bool:
     return bool(support and "edit" in support.properties)
 
 
-def workspace_edit(uri: str, version: int, source: str, fix: Fix) -> types.WorkspaceEdit:
-    """One TextDocumentEdit on `version`: the client refuses it if its buffer is newer."""
-    lines = source.splitlines(keepends=True)
+def workspace_edit(doc: Document, fix: Fix) -> types.WorkspaceEdit:
+    """One TextDocumentEdit on the document's version: the client refuses it if its buffer is newer."""
+    lines = doc.text.splitlines(keepends=True)
     edits = []
     for e in fix.edits:
         text = e.text
@@ -262,24 +264,14 @@ def workspace_edit(uri: str, version: int, source: str, fix: Fix) -> types.Works
         else:
             start = types.Position(line=e.first, character=0)
         edits.append(types.TextEdit(range=types.Range(start=start, end=end), new_text=text))
-    document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    document = types.OptionalVersionedTextDocumentIdentifier(uri=str(doc.uri), version=doc.version)
     return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
 
 
 def register(server: ExportLensServer) -> None:
     actions = CodeActions(server)
-    publish = server.publish
-
-    def publish_then_prove(
-        uri: str, version: int | None, findings: list[Finding], *rest: Any, **kw: Any
-    ) -> None:
-        publish(uri, version, findings, *rest, **kw)
-        try:
-            actions.published(uri, version, findings)
-        except Exception:
-            log.exception("scheduling fix proofs failed")
-
-    server.publish = publish_then_prove  # type: ignore[method-assign,assignment]
+    server.after_publish.append(actions.published)
+    server.after_close.append(actions.closed)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..check import anchor_range
-from ..discovery import Target, discover
-from ..textpos import SourceText
+from ..discovery import Target
+from ..static_findings import anchor_range
 from .app import ExportLensServer
-from .cache import module_keys
 from .diagnostics import lsp_range
 from .state import FileState
 from .summary_text import SHOW_GRAPH, status_line
@@ -25,15 +23,13 @@ def register(server: ExportLensServer) -> None:
     def code_lens(ls: ExportLensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
         state = ls.file(uri)
-        source = ls.source(uri)
-        found = discover(source, state.path)
-        text = SourceText(source)
-        keys = module_keys(source, found, ls.settings.results_key())
+        doc = ls.document(uri)
+        keys = doc.module_keys(ls.settings.results_key())
         lenses: list[types.CodeLens] = []
-        for target in found.targets:
+        for target in doc.discovery.targets:
             if target.class_name is None:
                 continue  # an export call of an imported class: its lens is in that class's file
-            where = lsp_range(anchor_range(text, target))
+            where = lsp_range(anchor_range(doc.source_text, target))
             status = _status(ls, state, target, keys.get(target.name))
             lenses.append(types.CodeLens(range=where, command=types.Command(title=status, command="")))
             if ls.trusted:

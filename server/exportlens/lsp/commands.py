@@ -16,10 +16,10 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..check import make_job, tracers
-from ..discovery import Target, discover
+from ..discovery import Target
+from ..job_building import make_job, tracers
 from .app import ExportLensServer
-from .cache import module_keys, target_at
+from .cache import target_at
 from .settings import to_json
 
 MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_truncated")
@@ -42,10 +42,9 @@ def register(server: ExportLensServer) -> None:
 
     @server.command("exportlens.graph")
     async def graph_text(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
-        state = ls.file(uri)
-        source = ls.source(uri)
-        found = discover(source, state.path)
-        keys = module_keys(source, found, ls.settings.results_key())
+        state, doc = ls.file(uri), ls.document(uri)
+        found = doc.discovery
+        keys = doc.module_keys(ls.settings.results_key())
         entry = state.entries.get(module)
         if entry is None or not any(r.graph for r in entry.results):
             target = next((t for t in found.targets if t.name == module), None)
@@ -59,14 +58,12 @@ def register(server: ExportLensServer) -> None:
 
     @server.command("exportlens.savePt2")
     async def save_pt2(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
-        state = ls.file(uri)
-        source = ls.source(uri)
-        found = discover(source, state.path)
-        target = next((t for t in found.targets if t.name == module), None)
+        doc = ls.document(uri)
+        target = next((t for t in doc.discovery.targets if t.name == module), None)
         if target is None or target.inputs_kind == "none":
             raise ValueError(f"no module {module!r} with example inputs in {uri}")
         options = ls.check_options()
-        job = make_job(state.path, source, found, target, tracers(options.mode)[0], options)
+        job = make_job(doc, target, tracers(options.mode)[0], options)
         job.purpose, job.save_to = "save", os.path.abspath(path)
         outcome = await ls.engine().run(job)
         save_error = str(outcome.raw.get("save_error", ""))
@@ -103,7 +100,7 @@ def register(server: ExportLensServer) -> None:
 
 
 def _target(ls: ExportLensServer, uri: str, line: int) -> Target:
-    found = discover(ls.source(uri), ls.file(uri).path)
+    found = ls.document(uri).discovery
     target = target_at(found, line)
     if target is None:
         target = next((t for t in found.targets if getattr(t.node, "lineno", 0) - 1 == line), None)

@@ -11,9 +11,9 @@ import ast
 
 from lsprotocol import types
 
-from ..discovery import Target, discover
+from ..discovery import Target
 from .app import ExportLensServer
-from .cache import module_keys, target_at
+from .cache import target_at
 from .state import FileState, ModuleEntry
 from .summary_text import SHOW_GRAPH, command_link, dynamic_dims, graph_excerpt, signature, status_line
 
@@ -27,12 +27,11 @@ def register(server: ExportLensServer) -> None:
         state = ls.files.get(uri)
         if state is None:
             return None
-        source = ls.source(uri)
-        found = discover(source, state.path)
-        target = target_at(found, line)
+        doc = ls.document(uri)
+        target = target_at(doc.discovery, line)
         if target is None or not isinstance(target.node, ast.ClassDef):
             return None
-        keys = module_keys(source, found, ls.settings.results_key())
+        keys = doc.module_keys(ls.settings.results_key())
         entry = state.entries.get(target.name)
         stale = entry is not None and entry.key != keys.get(target.name)
         forward = _forward(target.node)

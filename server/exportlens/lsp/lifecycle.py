@@ -58,7 +58,7 @@ def register(server: ExportLensServer) -> None:
     def did_close(ls: ExportLensServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.scheduler.close(uri)
-        ls.publish(uri, None, [])
+        ls.clear(uri)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: ExportLensServer, params: None) -> None:

@@ -1,13 +1,12 @@
-"""When to check what: debounce, touched modules first, supersede, publish only current results.
+"""When to check what: debounce, supersede, publish only current results.
 
-- didOpen / didSave / the re-check command: every module, cache ignored (imported
-  files may have changed on disk); export sites elsewhere are looked up again.
-- didChange (runOn "type"): after `debounceMs`, the modules whose key changed
-  (cache.py), those whose class the edit touched first, then the rest.
+- didOpen / didSave / the re-check command check every module, cache ignored (imported files
+  may have changed on disk), and look export sites elsewhere up again; didChange (runOn "type")
+  checks after `debounceMs` what policy.py says, the touched modules first.
 - A newer version cancels the older one's task; the engine cancels its jobs.
 - A failed module's first failure is published as soon as the worker has it;
   its other failures follow when the search for them ends.
-- Results are published with the version they were computed on, and dropped
+- Results are published with the document version they were computed on, and dropped
   when the buffer has moved on.
 """
 
@@ -20,14 +19,17 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..check import CheckOptions, EarlyReport, anchor_range, check_file, syntax_finding
-from ..discovery import Target, discover
+from ..check import CheckOptions, EarlyReport, check_document, check_file
+from ..discovery import Target
+from ..document import Document
 from ..engine import Engine
 from ..engine.process import WorkerError
 from ..findings import Finding, ModuleResult, Range, Related
-from ..textpos import SourceText, utf16_len
+from ..static_findings import anchor_range, syntax_finding
+from ..textpos import utf16_len
 from . import trust
-from .cache import class_span, module_keys, touched
+from .cache import class_span
+from .policy import plan
 from .progress import ExportProgress
 from .state import FileState, ModuleEntry
 
@@ -62,9 +64,10 @@ class Scheduler:
             await asyncio.sleep(delay)
         if self.ls.doc_version(state.uri) != version:
             return
+        doc = self.ls.document(state.uri)
         cancelled = False
         try:
-            cancelled = await self._check(state, version, self.ls.source(state.uri), force)
+            cancelled = await self._check(state, doc, force)
         except WorkerError as exc:
             log.error("%s", exc)
             state.static = [
@@ -76,48 +79,40 @@ class Scheduler:
                     message=f"ExportLens cannot export: {exc}",
                 )
             ]
-            self.publish(state, version, {})
+            self.publish(state, doc, {})
         except Exception:
             log.exception("checking %s failed", state.uri)
         self.ls.notify_checked(state.uri, version, cancelled=cancelled)
 
-    async def _check(self, state: FileState, version: int, source: str, force: bool) -> bool:
+    async def _check(self, state: FileState, doc: Document, force: bool) -> bool:
         """Check what needs it; True when the user cancelled."""
         changed, state.changed_lines = state.changed_lines, set()
         if not self.ls.trusted:
             state.entries.clear()
-            state.static = trust.static_findings(state.path, source)
-            self.publish(state, version, {})
+            state.static = trust.static_findings(doc)
+            self.publish(state, doc, {})
             return False
-        found = discover(source, state.path)
+        found = doc.discovery
         if found.error is not None:
             # The last good results stay, marked stale, until the file parses again.
-            state.static = [syntax_finding(state.path, SourceText(source), found.error)]
-            self.publish(state, version, {}, stale=True)
+            state.static = [syntax_finding(doc.path, doc.source_text, found.error)]
+            self.publish(state, doc, {}, stale=True)
             return False
         state.static = []
-        keys = module_keys(source, found, self.ls.settings.results_key())
+        keys = doc.module_keys(self.ls.settings.results_key())
         for gone in set(state.entries) - set(keys):
             del state.entries[gone]
         if force and state.uri.startswith("file:"):  # a buffer that is no file runs no other file
             state.sites = await asyncio.to_thread(self._sites, found.targets, state.path)
-        todo = [
-            t
-            for t in found.targets
-            if force or t.name not in state.entries or state.entries[t.name].key != keys[t.name]
-        ]
-        # A module checked through another file's export call runs that file from disk: on save.
-        todo = [t for t in todo if force or t.name not in state.sites]
-        first_names = touched(found, changed)
-        first = [t for t in todo if t.name in first_names]
-        rest = [t for t in todo if t.name not in first_names]
+        cached = {name: entry.key for name, entry in state.entries.items()}
+        first, rest = plan(found, keys, cached, state.sites, changed, force)
         for batch in (first, rest):
-            if batch and not await self._batch(state, version, source, batch, keys):
+            if batch and not await self._batch(state, doc, batch, keys):
                 return True
             if batch:
-                self.publish(state, version, keys)
-        if not todo:
-            self.publish(state, version, keys)
+                self.publish(state, doc, keys)
+        if not first and not rest:
+            self.publish(state, doc, keys)
         return False
 
     def _sites(self, targets: list[Target], path: str) -> dict[str, str]:
@@ -132,9 +127,10 @@ class Scheduler:
         return sites
 
     async def _batch(
-        self, state: FileState, version: int, source: str, batch: list[Target], keys: dict[str, str]
+        self, state: FileState, doc: Document, batch: list[Target], keys: dict[str, str]
     ) -> bool:
         """Export `batch`; False when the user cancelled it."""
+        version = doc.version
         names = {t.name for t in batch}
         local = {t.name for t in batch if t.name not in state.sites}
         remote = [t for t in batch if t.name in state.sites]
@@ -158,23 +154,21 @@ class Scheduler:
             here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
             here = [f for f in here if f.path == state.path]
             state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version)
-            self.publish(state, version, keys)
+            self.publish(state, doc, keys)
 
         found: list[Checked] = []
         try:
             async with ExportProgress(self.ls, "exporting " + ", ".join(sorted(names)), user_cancel):
                 jobs = []
                 if local:
-                    jobs.append(self._local(engine, state.path, source, options, local, early))
-                jobs += [
-                    self._remote(engine, state.path, source, options, t, state.sites[t.name]) for t in remote
-                ]
+                    jobs.append(self._local(engine, doc, options, local, early))
+                jobs += [self._remote(engine, doc, options, t, state.sites[t.name]) for t in remote]
                 found = list(await asyncio.gather(*jobs))
         except asyncio.CancelledError:
             if not state.cancelled & names:
                 raise  # superseded by a newer version
             log.info("export of %s cancelled by the user", ", ".join(sorted(names)))
-            self.publish(state, version, keys)
+            self.publish(state, doc, keys)
             return False
         finally:
             state.running -= names
@@ -196,24 +190,19 @@ class Scheduler:
         return True
 
     async def _local(
-        self,
-        engine: Engine,
-        path: str,
-        source: str,
-        options: CheckOptions,
-        names: set[str],
-        early: EarlyReport,
+        self, engine: Engine, doc: Document, options: CheckOptions, names: set[str], early: EarlyReport
     ) -> Checked:
-        result = await check_file(engine, path, source, options, only=names, early=early)
-        findings = [f for f in result.diagnostics if f.path == path]
+        result = await check_document(engine, doc, options, only=names, early=early)
+        findings = [f for f in result.diagnostics if f.path == doc.path]
         for f in findings:
             if f.module is None:
                 f.module = next(iter(names)) if len(names) == 1 else f.module
         return result.modules, findings
 
     async def _remote(
-        self, engine: Engine, path: str, source: str, options: CheckOptions, target: Target, site: str
+        self, engine: Engine, doc: Document, options: CheckOptions, target: Target, site: str
     ) -> Checked:
+        path = doc.path
         result = await check_file(engine, site, None, options, only={target.name})
         line = class_span(target.node)[0]
         call_line = result.modules[0].line if result.modules else 0
@@ -230,7 +219,7 @@ class Scheduler:
             findings.append(
                 Finding(
                     path=path,
-                    range=anchor_range(SourceText(source), target),
+                    range=anchor_range(doc.source_text, target),
                     severity="error",
                     code="export-site-failed",
                     module=target.name,
@@ -246,15 +235,15 @@ class Scheduler:
         """Export one module of the buffer now (a command), cache and publish the result."""
         if not self.ls.trusted:
             raise PermissionError("the workspace is untrusted: ExportLens runs no code")
-        state = self.ls.file(uri)
-        version, source = self.ls.doc_version(uri), self.ls.source(uri)
-        keys = module_keys(source, discover(source, state.path), self.ls.settings.results_key())
-        await self._batch(state, version, source, [target], keys)
-        self.publish(state, version, keys)
+        state, doc = self.ls.file(uri), self.ls.document(uri)
+        keys = doc.module_keys(self.ls.settings.results_key())
+        await self._batch(state, doc, [target], keys)
+        self.publish(state, doc, keys)
         return state.entries.get(target.name)
 
-    def publish(self, state: FileState, version: int, keys: dict[str, str], stale: bool = False) -> None:
-        """Publish for `version`; `stale`: also every cached module's findings, marked stale."""
+    def publish(self, state: FileState, doc: Document, keys: dict[str, str], stale: bool = False) -> None:
+        """Publish for `doc`; `stale`: also every cached module's findings, marked stale."""
+        version = doc.version
         if self.ls.doc_version(state.uri) != version or state.uri not in self.ls.files:
             return  # the buffer moved on (or closed): these results are for an older text
         findings = list(state.static)
@@ -265,14 +254,13 @@ class Scheduler:
             elif stale:
                 old += [f for f in entry.findings if f.path == state.path]
         if old:
-            source = self.ls.source(state.uri)
-            old = [f for f in old if inside(f.range, source)]
+            old = [f for f in old if inside(f.range, doc.text)]
         # A module's early first failure is often all it has: its final result changes nothing.
         seen = repr((version, findings, old))
         if seen == state.last_published:
             return
         state.last_published = seen
-        self.ls.publish(state.uri, version, findings, stale=old)
+        self.ls.publish(doc, findings, stale=old)
 
 
 def inside(where: Range, source: str) -> bool:

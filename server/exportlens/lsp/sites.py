@@ -17,7 +17,7 @@ import ast
 import os
 from pathlib import Path
 
-from ..discovery import discover
+from ..document import Document
 
 SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
 MAX_FILES = 5000
@@ -61,9 +61,12 @@ class SiteIndex:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             text = ""
-        if "export" in text and (found := discover(text, path)).error is None:
-            exported = {t.name for t in found.targets if t.class_name is None}  # imported, not defined
-            sources = import_sources(ast.parse(text), Path(path).parent, roots)
+        doc = Document(path, text)
+        if "export" in text and doc.syntax_error is None:
+            exported = {
+                t.name for t in doc.discovery.targets if t.class_name is None
+            }  # imported, not defined
+            sources = import_sources(doc.tree, Path(path).parent, roots)
             exports = {name: sources[name] for name in exported if name in sources}
         self._files[path] = (mtime, tuple(roots), exports)
         return exports

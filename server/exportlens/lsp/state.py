@@ -27,7 +27,6 @@ class ModuleEntry:
 class FileState:
     uri: str
     path: str  # resolved, as the engine reports it
-    version: int = 0
     entries: dict[str, ModuleEntry] = field(default_factory=dict)
     running: set[str] = field(default_factory=set)
     cancelled: set[str] = field(default_factory=set)  # the user cancelled these modules' exports

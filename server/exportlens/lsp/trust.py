@@ -9,10 +9,9 @@ inputs) is reported, plus one information diagnostic at the top of the file.
 
 from __future__ import annotations
 
-from ..check import no_inputs_finding, syntax_finding
-from ..discovery import discover
+from ..document import Document
 from ..findings import Finding, Range
-from ..textpos import SourceText
+from ..static_findings import read_findings
 
 UNTRUSTED_CODE = "untrusted-workspace"
 UNTRUSTED_MESSAGE = (
@@ -25,24 +24,13 @@ def is_trusted(init_trusted: bool, setting_trusted: bool) -> bool:
     return init_trusted and setting_trusted
 
 
-def static_findings(path: str, source: str) -> list[Finding]:
-    """What can be said without running anything."""
-    text = SourceText(source)
-    found = discover(source, path)
-    findings = [
-        Finding(
-            path=path,
-            range=Range.of(0, 0, 0, 0),
-            severity="information",
-            code=UNTRUSTED_CODE,
-            message=UNTRUSTED_MESSAGE,
-        )
-    ]
-    if found.error is not None:
-        findings.append(syntax_finding(path, text, found.error))
-        return findings
-    for target in found.targets:
-        used = any(target.name in other.uses for other in found.targets)
-        if target.inputs_kind == "none" and not used:
-            findings.append(no_inputs_finding(path, text, target))
-    return findings
+def static_findings(doc: Document) -> list[Finding]:
+    """What can be said without running anything: the same as a trusted check says without exporting."""
+    notice = Finding(
+        path=doc.path,
+        range=Range.of(0, 0, 0, 0),
+        severity="information",
+        code=UNTRUSTED_CODE,
+        message=UNTRUSTED_MESSAGE,
+    )
+    return [notice, *read_findings(doc)]

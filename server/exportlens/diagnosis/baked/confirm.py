@@ -9,7 +9,6 @@ taken; a tensor written in place is a cache only when export made it a constant.
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from typing import Any
 
@@ -30,19 +29,12 @@ _METADATA = re.compile(r"\.(shape|dtype|device|ndim)\b|\.(size|dim|numel)\(|\ble
 _TENSOR_ATTR = re.compile(r"tensor attribute self\.([\w.]+) was assigned")
 
 
-@functools.lru_cache(maxsize=4)
-def _parse(source: str) -> ast.Module:
-    """One parse per buffer text (read-only): a file's modules are diagnosed one after another."""
-    return ast.parse(source)
-
-
 def baked_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     """Static analysis of the module's source, confirmed by what the export did (`summary`)."""
-    try:
-        tree = _parse(ctx.source)
-    except SyntaxError:
+    if ctx.document.syntax_error is not None:
         return []
-    text = SourceText(ctx.source)
+    tree = ctx.document.tree
+    text = ctx.document.source_text
     facts = summary.get("facts") or {}
     # The module's own forward, and those of the file's classes it is built from: a KV cache or a
     # print in a submodule's forward is baked in just the same.

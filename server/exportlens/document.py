@@ -1,0 +1,142 @@
+"""One text of one file at one version, parsed once: what every step after the buffer reads.
+
+The language server makes one `Document` per buffer version (lsp/documents.py), the CLI one per
+file; the scheduler, `check_file`, the diagnosis context, the fixes, hover, code lens and the
+commands all take it.  Everything derived from the text (its lines, its syntax tree or syntax
+error, the discovery result, the per-module result keys, the lookups fixes make) is computed the
+first time it is asked for and kept with the text, so nothing parses the same text twice.  A
+`Document` never changes: an edit makes a new one.  The trees it hands out are shared: readers
+never modify them (a fix builder that rewrites nodes works on a copy).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .textpos import SourceText
+
+if TYPE_CHECKING:
+    from .discovery import Discovery
+
+# Line breaks str.splitlines knows and Python's tokenizer does not: with them, text lines and
+# the syntax tree's line numbers disagree.
+_OTHER_BREAKS = frozenset("\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+@dataclass(frozen=True, eq=False)
+class Document:
+    path: str  # resolved path the code runs under (for a buffer that is no file: one that exists nowhere)
+    text: str
+    version: int = 0  # the editor's document version; 0 for a file read from disk
+    uri: str | None = None
+
+    def __post_init__(self) -> None:
+        _OWNERS[id(self.text)] = self
+
+    @staticmethod
+    def owning(text: str) -> Document | None:
+        """The live document whose text is this very string (not an equal one): code that is
+        handed `doc.text` (the fix builders) reaches the document's one parse through it."""
+        doc = _OWNERS.get(id(text))
+        return doc if doc is not None and doc.text is text else None
+
+    @classmethod
+    def from_file(cls, path: str) -> Document:
+        """The file's text decoded as Python does (raises SyntaxError / UnicodeDecodeError)."""
+        import tokenize
+
+        with tokenize.open(path) as stream:
+            return cls(path, stream.read())
+
+    @functools.cached_property
+    def source_text(self) -> SourceText:
+        return SourceText(self.text)
+
+    @functools.cached_property
+    def _parsed(self) -> ast.Module | SyntaxError:
+        try:
+            return ast.parse(self.text, self.path)
+        except SyntaxError as exc:
+            return exc
+        except ValueError as exc:  # a NUL byte: Python refuses the text before parsing it
+            return SyntaxError(str(exc), (self.path, 1, 1, None))
+
+    @property
+    def syntax_error(self) -> SyntaxError | None:
+        return self._parsed if isinstance(self._parsed, SyntaxError) else None
+
+    @property
+    def tree(self) -> ast.Module:
+        """The syntax tree; raises the SyntaxError when the text does not parse."""
+        if isinstance(self._parsed, SyntaxError):
+            raise self._parsed
+        return self._parsed
+
+    @functools.cached_property
+    def discovery(self) -> Discovery:
+        from .discovery import discover_document
+
+        return discover_document(self)
+
+    def module_keys(self, salt: tuple[Any, ...]) -> dict[str, str]:
+        """Per module, the key of its results (lsp/cache.py), for the settings in `salt`."""
+        cached: dict[tuple[Any, ...], dict[str, str]] = self.__dict__.setdefault("_keys", {})
+        if salt not in cached:
+            from .lsp.cache import module_keys
+
+            cached[salt] = module_keys(self.text, self.discovery, salt)
+        return cached[salt]
+
+    # -- lookups the fix builders share (fixes/parsed.py) --------------------------------
+    @functools.cached_property
+    def names(self) -> frozenset[str]:
+        """Every name bound or read anywhere in the text: a new name must avoid them all."""
+        return frozenset(names_in(self.tree))
+
+    @functools.cached_property
+    def parents(self) -> dict[ast.AST, ast.AST]:
+        return {child: node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
+
+    @functools.cached_property
+    def top_level_spans(self) -> list[tuple[int, int]] | None:
+        """0-based [first, end) lines of each top-level statement, from its first line (decorators
+        included) to the next one's: the blank and comment lines after a statement are its own (an
+        indented line inserted there continues it).  None when the text does not parse or its
+        lines are not the tree's lines."""
+        if _OTHER_BREAKS.intersection(self.text) or self.syntax_error is not None:
+            return None
+        starts = []
+        for stmt in self.tree.body:
+            decorators = getattr(stmt, "decorator_list", None) or []
+            starts.append(min([stmt.lineno, *(d.lineno for d in decorators)]) - 1)
+        if not starts:
+            return []
+        starts[0] = 0  # leading comments belong to the first statement
+        return list(zip(starts, [*starts[1:], self.text.count("\n") + 1], strict=True))
+
+
+# id(text) -> its document, while the document lives (it holds the text, so the id cannot be reused
+# by another string before the entry goes).
+_OWNERS: weakref.WeakValueDictionary[int, Document] = weakref.WeakValueDictionary()
+
+
+def document_of(text: str) -> Document:
+    """The document that owns `text` (code handed `doc.text` reaches its one parse); for a text no
+    document owns (another file a frame points into, a test's literal), one made for it, kept
+    while it is among the last few asked for."""
+    return Document.owning(text) or _unowned(text)
+
+
+@functools.lru_cache(maxsize=16)
+def _unowned(text: str) -> Document:
+    return Document("<text>", text)
+
+
+def names_in(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
+        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+    }

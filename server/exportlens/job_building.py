@@ -1,0 +1,62 @@
+"""A discovered module of a document -> the worker job that exports it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .discovery import Target
+from .document import Document
+from .engine import Job
+
+MODES = ("non-strict", "strict", "both")
+
+
+@dataclass
+class CheckOptions:
+    mode: str | None = None  # None: the export call's `strict=` if any, else non-strict
+    roots: list[str] = field(default_factory=list)  # workspace roots: importable, "user" code
+    all_failures: bool = True  # after a failure, look for the module's other failures too
+    meta_above_mb: float | None = 1024.0  # bigger models export with meta weights (no allocation)
+
+
+def tracers(mode: str | None) -> list[bool | None]:
+    """The `strict` flags to run: None lets the export call decide."""
+    choices: dict[str | None, list[bool | None]] = {
+        None: [None],
+        "non-strict": [False],
+        "strict": [True],
+        "both": [False, True],
+    }
+    return choices[mode]
+
+
+def make_job(doc: Document, target: Target, strict: bool | None, options: CheckOptions) -> Job:
+    module_name, sys_path = import_context(doc.path, options.roots)
+    return Job(
+        path=doc.path,
+        source=doc.text,
+        module_name=module_name,
+        sys_path=sys_path,
+        target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
+        strict=strict,
+        timeout=0.0,  # the engine's default
+        load_until=doc.discovery.load_until,
+        all_failures=options.all_failures,
+        meta_above_mb=options.meta_above_mb,
+    )
+
+
+def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:
+    """The dotted name the file runs under, and what goes on sys.path.
+
+    Inside packages (folders with __init__.py) the name is dotted from the
+    top package, so relative imports work; never "__main__".
+    """
+    folder = Path(path).parent
+    parts = [Path(path).stem]
+    while (folder / "__init__.py").exists() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    sys_path = [str(folder), str(Path(path).parent), *roots]
+    return ".".join(parts), list(dict.fromkeys(sys_path))

@@ -1,0 +1,53 @@
+"""The open buffers as `Document` snapshots: one per version, built once, read by every handler.
+
+pygls keeps each buffer's text; this index turns its current text into the one `Document` for
+that version (document.py), so the scheduler, code actions, hover, code lens and commands all
+read the same snapshot and its one parse.  A handler that awaits keeps the snapshot it started
+with: results computed for it are published with its version and dropped when the buffer has
+moved on.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
+
+from ..document import Document
+
+
+def buffer_path(uri: str) -> str:
+    """The path a document's code runs under: the file's, or for a buffer that is no file
+    (`untitled:`, `git:`, ...) one that exists nowhere, so nothing of it is read from disk."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if path:
+        return str(Path(path).resolve())
+    name = re.sub(r"\W", "_", uri.split(":", 1)[-1]).strip("_") or "buffer"
+    return str(Path(tempfile.gettempdir()) / "exportlens-no-such-dir" / f"{uri.split(':', 1)[0]}_{name}.py")
+
+
+class Documents:
+    def __init__(self, text_document: Callable[[str], TextDocument]) -> None:
+        self._text_document = text_document
+        self._current: dict[str, Document] = {}
+
+    def get(self, uri: str) -> Document:
+        """The snapshot of the buffer as it is now."""
+        buffer = self._text_document(uri)
+        version, text = buffer.version or 0, buffer.source
+        known = self._current.get(uri)
+        if known is not None and known.version == version and (known.text is text or known.text == text):
+            return known
+        doc = Document(known.path if known else buffer_path(uri), text, version, uri)
+        self._current[uri] = doc
+        return doc
+
+    def version(self, uri: str) -> int:
+        return self._text_document(uri).version or 0
+
+    def forget(self, uri: str) -> None:
+        self._current.pop(uri, None)

@@ -1,0 +1,30 @@
+"""Which modules a check of a buffer exports, in which order: the scheduler's decision, pure.
+
+- forced (open, save, the re-check command): every module;
+- otherwise the modules whose result key changed (cache.py), or that have no result yet;
+- a module checked through another file's export call runs that file from disk: only when forced;
+- those whose class the edit touched go first, then the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..discovery import Discovery, Target
+from .cache import touched
+
+
+def plan(
+    found: Discovery,
+    keys: Mapping[str, str],
+    cached: Mapping[str, str],
+    sites: Mapping[str, str],
+    changed_lines: set[int],
+    force: bool,
+) -> tuple[list[Target], list[Target]]:
+    """(first, rest): `cached` maps a module to the key of its cached result, `sites` a module to
+    the other file whose export call checks it."""
+    todo = [t for t in found.targets if force or cached.get(t.name) != keys[t.name]]
+    todo = [t for t in todo if force or t.name not in sites]
+    first_names = touched(found, changed_lines)
+    return [t for t in todo if t.name in first_names], [t for t in todo if t.name not in first_names]

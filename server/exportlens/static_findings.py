@@ -1,0 +1,93 @@
+"""Findings that need no export: what reading the document says (syntax, encoding, modules that
+cannot be checked).  The same rules in every mode: trusted (check.py), untrusted (lsp/trust.py)
+and the CLI."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .discovery import Discovery, Target
+from .document import Document
+from .findings import Finding, Range
+from .textpos import SourceText
+
+
+def read_findings(doc: Document) -> list[Finding]:
+    """The syntax error, else an information finding per module nothing can check."""
+    if doc.syntax_error is not None:
+        return [syntax_finding(doc.path, doc.source_text, doc.syntax_error)]
+    return [no_inputs_finding(doc.path, doc.source_text, t) for t in unchecked(doc.discovery)]
+
+
+def unchecked(found: Discovery) -> list[Target]:
+    """Modules without inputs that nothing else checks: not built into another module, and in a
+    file without an export call (one with an export call says what the user exports: its other
+    classes are parts)."""
+    if any(t.inputs_kind == "export-call" for t in found.targets):
+        return []
+    return [
+        target
+        for target in found.targets
+        if target.inputs_kind == "none"
+        and target.part_of is None
+        and not any(target.name in other.uses for other in found.targets)
+    ]
+
+
+def anchor_range(text: SourceText, target: Target) -> Range:
+    """The class name for a class target; the export call's first line otherwise."""
+    node = target.node
+    if isinstance(node, ast.ClassDef):
+        line = node.lineno - 1
+        start = text.line(line).find(node.name, node.col_offset)
+        start = max(start, 0)
+        return Range.of(line, start, line, start + len(node.name))
+    line = getattr(node, "lineno", 1) - 1
+    end_line = getattr(node, "end_lineno", line + 1) - 1
+    end = getattr(node, "end_col_offset", None) if end_line == line else None
+    return text.span(line, getattr(node, "col_offset", None), line if end is not None else None, end)
+
+
+def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
+    needs_args = target.inputs.get("why") == "constructor"
+    reason = "its constructor needs arguments" if needs_args else "it has no example inputs"
+    return Finding(
+        path=path,
+        range=anchor_range(text, target),
+        severity="information",
+        code="no-example-inputs",
+        module=target.name,
+        message=(
+            f"ExportLens cannot check `{target.name}`: {reason}. Add an "
+            f"`example_inputs(self)` method returning a tuple of tensors, or a "
+            f'`torch.export.export({target.name}(...), (inputs,))` call under `if __name__ == "__main__":`.'
+        ),
+    )
+
+
+def syntax_finding(path: str, text: SourceText, error: SyntaxError) -> Finding:
+    line = max((error.lineno or 1) - 1, 0)
+    return Finding(
+        path=path,
+        range=text.line_range(line),
+        severity="error",
+        code="syntax-error",
+        message=f"Syntax error, nothing was exported: {error.msg}",
+    )
+
+
+def encoding_finding(path: str, error: SyntaxError | UnicodeDecodeError) -> Finding:
+    if isinstance(error, UnicodeDecodeError):
+        line = Path(path).read_bytes()[: error.start].count(b"\n")
+        why = f"byte 0x{error.object[error.start]:02x} is not valid {error.encoding}"
+    else:
+        line, why = max((error.lineno or 1) - 1, 0), error.msg
+    return Finding(
+        path=path,
+        range=Range.of(line, 0, line, 0),
+        severity="error",
+        code="syntax-error",
+        message=f"Cannot read this file, nothing was exported: {why}. Save it as UTF-8, or declare its "
+        "encoding on the first line (`# -*- coding: latin-1 -*-`).",
+    )

@@ -1,0 +1,101 @@
+"""One edit of a buffer is parsed once in the server: the scheduler, the check, the diagnosis,
+the fixes and their proofs, hover, code lens and code actions all read the one `Document` of
+that version (document.py).  Counted through the real server over stdio, with `ast.parse`
+instrumented in its process (parse_counting_server.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest_asyncio
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.conftest import WORKER_PYTHON
+
+from .conftest import SERVER_DIR, Session, initialize, make_client, stop
+
+COUNTING_SERVER = str(Path(__file__).with_name("parse_counting_server.py"))
+
+# Two modules, each with a failure that has quick-fixes (a data-dependent branch), an export call.
+SOURCE = """
+import torch
+
+
+class Gate(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+
+class Scale(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+if __name__ == "__main__":
+    torch.export.export(Gate(), (torch.ones(3),))
+    torch.export.export(Scale(), (torch.ones(3),))
+"""
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def counted_server(tmp_path: Path) -> AsyncIterator[tuple[Session, Path]]:
+    log = tmp_path / "parses.log"
+    root = tmp_path / "ws"
+    root.mkdir()
+    env = dict(os.environ, PYTHONPATH=SERVER_DIR, EXPORTLENS_PARSE_LOG=str(log))
+    config = ClientServerConfig(
+        server_command=[sys.executable, COUNTING_SERVER], client_factory=make_client, server_env=env
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    settings: dict[str, Any] = {"debounceMs": 0, "timeoutSeconds": 60}
+    if WORKER_PYTHON:
+        settings["python"] = WORKER_PYTHON
+    session = await initialize(client, root.resolve(), settings)
+    yield session, log
+    await stop(session)
+
+
+def parses_of(log: Path, text: str) -> int:
+    digest = hashlib.sha1(text.encode()).hexdigest()
+    return log.read_text().splitlines().count(digest) if log.exists() else 0
+
+
+async def test_one_edit_is_parsed_once(counted_server: tuple[Session, Path]) -> None:
+    server, log = counted_server
+    uri, text = server.write("gate.py", SOURCE)
+    opened = await server.open_uri(uri, text)
+    assert any(d.code == "data-dependent-branch" for d in opened), opened
+    assert parses_of(log, text) == 1
+
+    edited = text.replace("return x * 2", "return x * 3")
+    version = server.change(uri, edited)
+    diagnostics = await server.wait_checked(uri, version)
+    branch = next(d for d in diagnostics if d.code == "data-dependent-branch")
+    # Every feature asks about this version: they read its document, they do not parse it.
+    await server.lenses(uri)
+    await server.hover(uri, line_of(edited, "class Gate"), 7)
+    await server.hover(uri, line_of(edited, "if x.sum()"), 8)
+    actions = await server.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=branch.range,
+            context=types.CodeActionContext(diagnostics=[branch]),
+        )
+    )
+    assert actions, "the data-dependent branch has quick-fixes"
+    await server.command("exportlens.graph", uri, "Scale")
+    assert parses_of(log, edited) == 1, "one edit, one parse in the server"
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(textwrap.dedent(text).splitlines()) if needle in line)

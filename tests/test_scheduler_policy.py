@@ -1,0 +1,83 @@
+"""The scheduler's decision (lsp/policy.py), pure: which modules a check exports, in which order."""
+
+from __future__ import annotations
+
+from exportlens.document import Document
+from exportlens.lsp.policy import plan
+
+SOURCE = """\
+import torch
+
+
+class A(torch.nn.Module):
+    def example_inputs(self):
+        return (torch.ones(3),)
+
+    def forward(self, x):
+        return x + 1
+
+
+class B(torch.nn.Module):
+    def example_inputs(self):
+        return (torch.ones(3),)
+
+    def forward(self, x):
+        return x * 2
+
+
+class C(torch.nn.Module):
+    def forward(self, x):
+        return x - 1
+"""
+SALT = ("non-strict",)
+
+
+def names(targets: list[object]) -> list[str]:
+    return [t.name for t in targets]  # type: ignore[attr-defined]
+
+
+def line(needle: str) -> int:
+    return next(i for i, text in enumerate(SOURCE.splitlines()) if needle in text)
+
+
+def test_forced_checks_every_module_even_when_cached() -> None:
+    doc = Document("/w/m.py", SOURCE)
+    keys = doc.module_keys(SALT)
+    first, rest = plan(doc.discovery, keys, dict(keys), {"C": "/w/run.py"}, set(), force=True)
+    assert (names(first), names(rest)) == ([], ["A", "B", "C"])
+
+
+def test_nothing_changed_nothing_to_do() -> None:
+    doc = Document("/w/m.py", SOURCE)
+    keys = doc.module_keys(SALT)
+    assert plan(doc.discovery, keys, dict(keys), {}, set(), force=False) == ([], [])
+
+
+def test_an_edit_rechecks_only_the_changed_module_and_it_goes_first() -> None:
+    old = Document("/w/m.py", SOURCE)
+    new = Document("/w/m.py", SOURCE.replace("x * 2", "x * 3"))
+    cached = old.module_keys(SALT)
+    first, rest = plan(new.discovery, new.module_keys(SALT), cached, {}, {line("x * 2")}, force=False)
+    assert (names(first), names(rest)) == (["B"], [])
+
+
+def test_touched_modules_first_then_the_ones_without_results() -> None:
+    doc = Document("/w/m.py", SOURCE)
+    keys = doc.module_keys(SALT)
+    cached = {"A": keys["A"]}
+    first, rest = plan(doc.discovery, keys, cached, {}, {line("x - 1")}, force=False)
+    assert (names(first), names(rest)) == (["C"], ["B"])
+
+
+def test_a_module_checked_through_another_files_export_call_waits_for_a_save() -> None:
+    doc = Document("/w/m.py", SOURCE)
+    keys = doc.module_keys(SALT)
+    first, rest = plan(doc.discovery, keys, {}, {"C": "/w/run.py"}, set(), force=False)
+    assert (names(first), names(rest)) == ([], ["A", "B"])
+
+
+def test_settings_that_change_results_change_every_key() -> None:
+    doc = Document("/w/m.py", SOURCE)
+    cached = doc.module_keys(SALT)
+    first, rest = plan(doc.discovery, doc.module_keys(("strict",)), cached, {}, set(), force=False)
+    assert names(rest) == ["A", "B", "C"] and first == []
