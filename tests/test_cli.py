@@ -114,3 +114,22 @@ def test_interpreter_with_torch_but_without_exportlens(tmp_path: Path) -> None:
     out = run_cli("good.py", "--format", "json", cwd=tmp_path, python=str(wrapper))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["files"][0]["modules"][0]["status"] == "exported"
+
+
+def test_export_script_of_a_src_layout(tmp_path: Path) -> None:
+    """`scripts/export.py` imports `lay.net` from `src/lay/net.py`, as an editable install allows:
+    run from the project root, the script's failure lands on the model's line."""
+    (tmp_path / "src" / "lay").mkdir(parents=True)
+    (tmp_path / "src" / "lay" / "__init__.py").write_text("")
+    (tmp_path / "src" / "lay" / "net.py").write_text(
+        "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+        "        if x.sum() > 0:\n            return x\n        return -x\n"
+    )
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "export.py").write_text(
+        "import torch\n\nfrom lay.net import Net\n\nif __name__ == '__main__':\n"
+        "    torch.export.export(Net(), (torch.randn(3),))\n"
+    )
+    result = run_cli("scripts/export.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "src/lay/net.py:6:12: error[data-dependent-branch]" in result.stdout, result.stdout

@@ -138,6 +138,20 @@ async def test_export_site_in_another_file(server: Session) -> None:
     assert (await server.lenses(uri))[0] == "✗ 1 export issue"
 
 
+async def test_export_site_in_a_src_layout(server: Session) -> None:
+    """`src/pkg/model.py`, exported by `scripts/export.py` as `from pkg.model import ...` (what an
+    editable install makes importable): the script's findings land on the model's lines, on open."""
+    server.write("src/srcpkg/__init__.py", "")
+    site_uri, _ = server.write(
+        "scripts/export_srcnet.py", EXPORT_SCRIPT.replace("models.net", "srcpkg.net").replace("Net", "SrcNet")
+    )
+    diagnostics = await server.open("src/srcpkg/net.py", textwrap.dedent(NET).replace("Net", "SrcNet"))
+    (diag,) = diagnostics
+    assert diag.code == "data-dependent-branch" and diag.data["module"] == "SrcNet", diag.message
+    assert diag.range.start.line == line_of(NET, "if (x > y).any()")
+    assert site_uri in {r.location.uri for r in diag.related_information or []}
+
+
 async def test_without_the_site_there_are_no_inputs(server: Session) -> None:
     diagnostics = await server.open("lonely/net.py", textwrap.dedent(NET).replace("Net", "Lonely"))
     assert [d.code for d in diagnostics] == ["no-example-inputs"]

@@ -6,8 +6,8 @@ module with no inputs of its own gets checked at all.  Its job runs that file
 (from disk), and the findings that land in the module's file are published for it.
 
 A site counts when it exports a name bound by `from M import Name` and `M`
-resolves (from a workspace root, the site's folder, or relatively) to the
-module's file.  Not recognised: `import models.net as n; export(n.Net(), ...)`
+resolves (from a workspace root or its `src/`, the site's folder, or relatively)
+to the module's file.  Not recognised: `import models.net as n; export(n.Net(), ...)`
 and aliases (`import Net as N`).
 """
 
@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 from ..document import Document
+from ..job_building import import_roots
 
 SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
 MAX_FILES = 5000
@@ -83,7 +84,7 @@ def import_sources(tree: ast.Module, folder: Path, roots: list[str]) -> Exports:
             up = node.level - 2  # `from .m` is the site's folder, `from ..m` its parent, ...
             bases = [folder.parents[up] if 0 <= up < len(folder.parents) else folder]
         else:
-            bases = [folder, *(Path(r) for r in roots)]
+            bases = [folder, *(Path(r) for r in import_roots(roots))]
         files = set()
         for base in bases:
             stem = base.joinpath(*parts)
