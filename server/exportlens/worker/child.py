@@ -65,7 +65,7 @@ def execute(
     import torch
 
     from .allfailures import more_failures
-    from .failure import describe_failure
+    from .failure import describe_failure, needs_guard_sites
     from .inputs import Attempt
     from .loader import load_module, parse
     from .sizing import build_sized
@@ -145,7 +145,7 @@ def execute(
             and attempt is not None
             and not isinstance(exc, (SystemExit, KeyboardInterrupt, MemoryError))
         )
-        if rerun and "Constraints violated" in record["message"]:
+        if rerun and needs_guard_sites(record["message"], list(record["frames"])):
             # torch names no line for most constraint violations: find it (one more export).
             located = time.perf_counter()
             try:

@@ -214,6 +214,7 @@ def _record_sites(attempt: Any, strict: bool) -> tuple[list[GuardSite], bool]:
             frames = [f for f in frames if not str(f["path"]).startswith(skip)]
             frames = _trim_library(frames)
             if frames:
+                frames += _layer_frame(sys._getframe(1), skip)
                 sites.append(
                     {
                         "expr": text,
@@ -239,10 +240,49 @@ def _record_sites(attempt: Any, strict: bool) -> tuple[list[GuardSite], bool]:
             strict=strict,
         )
     except BaseException as exc:  # noqa: BLE001 - the failure is known; only the guards matter
-        violated = "Constraints violated" in _text(exc)
+        violated = needs_guard_sites(_text(exc), _frames(traceback.extract_tb(exc.__traceback__)))
     finally:
         ShapeEnv._maybe_guard_rel = original  # type: ignore[method-assign]
     return sites, violated
+
+
+# torch's own layers (nn.LSTM, F.interpolate): a guard made there is theirs, not a static partner's.
+_TORCH_LAYER = re.compile(r"/torch/nn/(modules/(?!module\.py)\w+\.py|functional\.py)$")
+
+
+def _layer_frame(frame: types.FrameType | None, skip: tuple[str, ...]) -> list[Frame]:
+    """The innermost torch.nn layer frame between the guard and the user's innermost frame, if any.
+
+    Kept after the user frames (torch's `nn.LSTM.forward` unrolls the time steps through its
+    decomposition): the mapper names it as the library line, the culprit stays the user's.
+    """
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if _TORCH_LAYER.search(name):
+            return [
+                {
+                    "path": name,
+                    "line": frame.f_lineno,
+                    "end_line": None,
+                    "col": None,
+                    "end_col": None,
+                    "name": frame.f_code.co_name,
+                }
+            ]
+        if not name.startswith((*skip, "<")) and not _TORCH_PATH.search(name):
+            return []  # reached the user's code first: the guard was not made inside a layer
+        frame = frame.f_back
+    return []
+
+
+def needs_guard_sites(message: str, frames: list[Any]) -> bool:
+    """A constraint violation, or torch's Dim solver giving up on a guard (sympy's
+    NotImplementedError out of `DimConstraints.solve`): neither names the line, the guards do."""
+    if "Constraints violated" in message:
+        return True
+    paths = [(str(f.get("path", "")), f.get("name")) for f in frames]
+    solver = any(name == "solve" and path.endswith("symbolic_shapes.py") for path, name in paths)
+    return solver and any("/sympy/" in path for path, _ in paths)
 
 
 def _source_name(source: Any) -> str:
