@@ -521,37 +521,7 @@ def model_files() -> list[tuple[str, str]]:
 
 
 # Where ExportLens is wrong today (measured on torch 2.13.0), by pattern. Keyed by Export.id.
-SOLVER = "solver-crash: torch's constraint solver raised NotImplementedError on the guard: export-error"
-SOLVER_LINE = (
-    f"{SOLVER} on the export call, not on the line whose guard it could not solve (the view into the Linear)"
-)
-PRODUCER = "guard-at-size-producer: the culprit is put on the layer computing the size (pool / conv), not"
-RANGE = (
-    "specialized-as-range: torch's fix is a constant ({fix}), reported as dim-range-narrowed (narrow the Dim)"
-)
-PARTNER = (
-    "specialized-as-static-partner: nn.{rnn}'s decomposition fixes the sequence length (torch: seq = 5);"
-    " reported as dim-static-partner ('give the partner input the same Dim': there is none)"
-)
 KNOWN: dict[str, dict[tuple[str, str], str]] = {
-    "cifar:13": {
-        (mode, aspect): SOLVER_LINE if aspect == "located" else SOLVER + ", not dim-range-narrowed"
-        for mode in MODES
-        for aspect in ("located", "code")
-    },
-    "cleanrl:43": {
-        **{(mode, "code"): RANGE.format(fix="rows = 6") for mode in MODES},
-        **{
-            (mode, "located"): "loop-unroll-line: the constant comes from the Python loop over the time steps"
-            " (`for h, d in zip(hidden, done)`, which unrolls them); reported on the reshape before it"
-            for mode in MODES
-        },
-    },
-    "mingpt:16": {
-        (mode, "located"): "ne-guard-unmatched: torch's `seq != 32` guard (the mask slice `[:, :, :T, :T]` is"
-        " contiguous at T == block_size) is not matched to its line: reported on the script's dynamic_shapes"
-        for mode in MODES
-    },
     "sam:22": {  # slow: bench only
         **{
             (
@@ -564,20 +534,6 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
         },
         # Non-strict within the limit (an idle machine): dim-range-narrowed, on PatchEmbed's conv.
     },
-    "unet:12": {
-        (mode, "located"): PRODUCER + " the skip connection's torch.cat that needs the sizes to match"
-        for mode in MODES
-    },
-    "whisper:26": {
-        **{(mode, "code"): RANGE.format(fix="frames = 64") for mode in MODES},
-        **{
-            (mode, "located"): "guard-later-statement: reported on the add after the assert; the assert"
-            " (`assert x.shape[1:] == self.positional_embedding.shape`) adds the guard first"
-            for mode in MODES
-        },
-    },
-    "word_lm:14": {(mode, "code"): PARTNER.format(rnn="LSTM") for mode in MODES},
-    "word_lm:17": {(mode, "code"): PARTNER.format(rnn="GRU") for mode in MODES},
 }
 for _export in EXPORTS:
     _export.known.update(KNOWN.get(_export.id, {}))

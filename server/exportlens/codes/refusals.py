@@ -30,7 +30,7 @@ CODES: dict[str, Code] = {
         _c(
             "tensor-to-python-scalar",
             "`float()`/`int()`/`bool()` of a tensor needs its value, which fake tensors do not have",
-            "keep it a tensor (`x * x.sum()`), or use strict mode",
+            "keep the value a tensor (compute with it instead of converting it), or use strict mode",
             tracer="non-strict",
             library=True,
         ),
@@ -66,8 +66,7 @@ CODES: dict[str, Code] = {
         _c(
             "dim-specialized",
             "a dimension marked dynamic is forced to one fixed size by the code",
-            "derive sizes from the input (`x.reshape(-1, 16)`, `x.shape[0]`), or mark the Dim static / "
-            "`Dim.AUTO`",
+            "derive the size from the input instead of a fixed number, or mark the Dim static / `Dim.AUTO`",
             tracer="both",
             library=True,
             fixes=("dims",),
@@ -84,7 +83,7 @@ CODES: dict[str, Code] = {
         _c(
             "dim-range-narrowed",
             "the code only works for part of the Dim's declared range",
-            "narrow the Dim as suggested (e.g. `Dim('batch', max=16)`), or remove the shape test",
+            "narrow the Dim to the sizes the code accepts (as torch suggests), or remove the shape test",
             tracer="both",
             library=True,
             fixes=("dims",),
@@ -92,7 +91,7 @@ CODES: dict[str, Code] = {
         _c(
             "dims-must-be-equal",
             "two dimensions declared with different Dims must always be equal",
-            "use one Dim for both (e.g. `by = bx`)",
+            "use one Dim for both",
             tracer="both",
             library=True,
             fixes=("dims",),

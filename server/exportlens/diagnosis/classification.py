@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .constraints import OUT_OF_RANGE, constraint
+from .constraints import OUT_OF_RANGE, constraint, solver_gave_up, unsolved
 from .kind import Kind, short
 from .kinds import NOT_PYTREE, data_dependent_kind, graph_break_kind, not_pytree_kind, table_kind
 from .outputs import output_kind
@@ -150,6 +150,8 @@ CLASSIFY: tuple[Rule[Failure, Kind], ...] = (
       lambda f: Kind("internal-error", f.error, where="anchor")),
     R("data-dependent guard inside an op", _DATA_DEPENDENT, _guard_inside_an_op, _data_dependent),
     R("a Dim's constraint violated", _CONSTRAINTS, _constraint_violated, lambda f: constraint(f.message)),
+    R("torch's Dim solver gave up", "dim-range-narrowed",
+      lambda f: solver_gave_up(f.record), lambda f: unsolved(f.message)),
     R("dynamic_shapes does not fit the inputs", "dynamic-shapes-invalid",
       lambda f: f.record.get("error_type") == "INVALID_INPUT" or "dynamic_shapes" in f.first_line,
       lambda f: Kind("dynamic-shapes-invalid", short(f.first_line), where="dynamic_shapes")),

@@ -10,11 +10,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .guard_value import only_values, passes, printed_guards
 from .kind import Kind, first_line, suggested_fixes
 
 _SPECIALIZED = re.compile(
     r"You marked (?P<dim>\w+) as dynamic but your code specialized it to be a constant "
     r"\((?P<value>-?\d+)\)"
+)
+# A range the solver shrinks to one value: "Not all values ..." lines come first, but the Dim is a constant.
+_FORCED = re.compile(
+    r"solving the guards generated for (?:(?P<dim>\w+) = )?(?P<source>.+?) "
+    r"resulted in a specialized value of (?P<value>-?\d+)"
 )
 _NARROWED = re.compile(r"Not all values of (?P<dim>\w+) = (?P<source>.+?) in the specified range")
 _EQUAL = re.compile(
@@ -46,6 +52,27 @@ def constraint(message: str) -> Kind:
             {"dim": dim, "value": value, "suggested": fixes},
             where="guard",
         )
+    if m := _FORCED.search(message):
+        # torch's fix is `frames = 64`: the guards leave one value, whatever range they print.
+        dim, value = m["dim"] or m["source"], int(m["value"])
+        return Kind(
+            "dim-specialized",
+            f"`{dim}` can only be {value}: the code's shape tests leave no other value",
+            {"dim": dim, "value": value, "source": m["source"], "suggested": fixes},
+            where="guard",
+        )
+    printed = printed_guards(message)
+    for dim, source, guard in printed:
+        # An equality only a few sizes pass (`(rows // 2) == 3`): a constant, whatever torch suggests.
+        others = [g for d, _, g in printed if d == dim]
+        values = [v for v in only_values(guard) if all(passes(g, v) is not False for g in others)]
+        if len(values) == 1:  # several sizes left are a range: dim-range-narrowed below
+            return Kind(
+                "dim-specialized",
+                f"`{dim}` can only be {values[0]}: the code's shape tests leave no other value",
+                {"dim": dim, "value": values[0], "source": source, "torch_suggested": fixes},
+                where="guard",
+            )
     if m := _NARROWED.search(message):
         fix: dict[str, Any] = {"dim": m["dim"], "source": m["source"], "suggested": fixes}
         detail = f"not every value of `{m['dim']}` passes the code's shape test"
@@ -77,3 +104,28 @@ def constraint(message: str) -> Kind:
             where="args",
         )
     return Kind("dim-specialized", first_line(message), {"suggested": fixes}, where="guard")
+
+
+# sympy's words when torch's Dim solver cannot reduce a guard (it names the Dim `x`, its own dummy).
+_UNSOLVED = re.compile(r"The inequality, (?P<expr>.+?), cannot be solved")
+
+
+def solver_gave_up(record: dict[str, Any]) -> bool:
+    """torch's Dim solver (`DimConstraints.solve`) raised sympy's NotImplementedError on a guard."""
+    if record.get("exc_type") != "NotImplementedError":
+        return False
+    frames = [(str(f.get("path", "")), f.get("name")) for f in record.get("frames") or []]
+    return any(name == "solve" and path.endswith("symbolic_shapes.py") for path, name in frames)
+
+
+def unsolved(message: str) -> Kind:
+    """The solver could not state which sizes pass a guard: the Dim's range is narrowed by a line
+    (guards.py finds it from the guard), to sizes no Dim declaration can express."""
+    m = _UNSOLVED.search(message)
+    guard = re.sub(r"\bx\b", "s0", m["expr"]) if m else ""
+    return Kind(
+        "dim-range-narrowed",
+        "torch's Dim solver cannot state which sizes pass the code's shape test (NotImplementedError)",
+        {"solver_guard": guard},
+        where="guard",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .guard_value import from_message, pins, printed_guards, signature, splits
 from .kinds import Kind
 
 _WANTED = {
@@ -35,6 +36,31 @@ def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
             if "Mod(" in str(site.get("expr")) and site.get("frames"):
                 if not source or any(_same_source(source, name) for name in names):
                     return [f for f in site["frames"] if f.get("line")]
+    if solver := str(kind.fix.get("solver_guard") or ""):
+        # The solver rewrote the guard in its own variable: the equality sharing most of its numbers
+        # (the view's `512*... == 512`, not the pooling's `... == 1` before it).
+        numbers = _numbers(solver)
+        equalities = [s for s in sites if s.get("frames") and s.get("kind") in ("eq-const", "eq-sym")]
+        if equalities:
+            site = max(equalities, key=lambda s: len(numbers & _numbers(str(s.get("expr")))))  # the first
+            kind.fix["site_guard"] = str(site.get("expr"))
+            kind.fix["sources"] = [n for names in (site.get("sources") or {}).values() for n in names]
+            return [f for f in site["frames"] if f.get("line")]
+    printed = _printed_site(record, kind, sites, source)
+    if printed:
+        return printed
+    value = kind.fix.get("value")
+    if kind.code == "dim-specialized" and source and isinstance(value, int):
+        # The guard that leaves the Dim one value (`(rows // 2) == 3` at the loop), not the earlier
+        # ones that only restrict it (`rows` even, at the reshape).
+        for site in sites:
+            symbols = [
+                s
+                for s, names in (site.get("sources") or {}).items()
+                if any(_same_source(source, n) for n in names)
+            ]
+            if site.get("frames") and any(pins(str(site.get("expr")), s, value) for s in symbols):
+                return [f for f in site["frames"] if f.get("line")]
     for site in sites:
         if site.get("kind") not in wanted or not site.get("frames"):
             continue
@@ -49,6 +75,44 @@ def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
             continue
         return [f for f in site["frames"] if f.get("line")]
     return _message_stack(record)
+
+
+def _printed_site(
+    record: dict[str, Any], kind: Kind, sites: list[dict[str, Any]], source: str
+) -> list[dict[str, Any]] | None:
+    """The first site (in the order the code ran) of a guard torch's message names as failing.
+
+    The earlier guards of the same size are those it passes (`h // 2 != 1` at a pooling); the
+    failing one is at the line that needs it (`torch.cat` of sizes that must match, `seq != 32`).
+    A Dim torch wants as a multiple: the guard that asks for the multiple, among the failing ones.
+    """
+    if kind.code != "dim-range-narrowed":
+        return None
+    message = str(record.get("message", ""))
+    dim = kind.fix.get("dim")
+    wanted = {
+        sig
+        for name, _, guard in printed_guards(message)
+        if name == dim and (sig := signature(from_message(guard))) is not None
+    }
+    factor = kind.fix.get("multiple_of")
+    matching = [
+        site
+        for site in sites
+        if site.get("frames") and _of_source(site, source) and signature(str(site.get("expr"))) in wanted
+    ]
+    if isinstance(factor, int):
+        matching = [s for s in matching if splits(str(s.get("expr")), factor)] or matching
+    return [f for f in matching[0]["frames"] if f.get("line")] if matching else None
+
+
+def _numbers(expr: str) -> set[str]:
+    return set(re.findall(r"(?<![\w.])\d+", expr))
+
+
+def _of_source(site: dict[str, Any], source: str) -> bool:
+    names = [name for names in (site.get("sources") or {}).values() for name in names]
+    return not source or any(_same_source(source, name) for name in names)
 
 
 def _same_source(a: str, b: str) -> bool:

@@ -79,8 +79,13 @@ def data_dependent_kind(record: dict[str, Any], snippet: str, statement: str) ->
     if record.get("strict") is False or "GuardOnDataDependentSymNode" in (record.get("exc_mro") or []):
         if statement.startswith("assert"):
             return Kind("tensor-assert", f"`{snippet}`", fix)
-        if _CONVERTERS.match(snippet):
-            return Kind("tensor-to-python-scalar", f"`{snippet}`", fix)
+        if m := _CONVERTERS.match(snippet):
+            # The user's own value: `int(torch.max(lengths).item())` -> keep `torch.max(lengths)`.
+            inner = re.sub(r"\.item\(\)$", "", snippet[m.end() : -1].strip()) if snippet.endswith(")") else ""
+            hint = (
+                f"keep `{inner}` a tensor instead of `{m[1]}(...)` of it, or use strict mode" if inner else ""
+            )
+            return Kind("tensor-to-python-scalar", f"`{snippet}`", dict(fix, hint=hint))
     if _UNBACKED_BOOL.match(cond):
         return Kind("data-dependent-branch", f"`{snippet}`", fix)
     if shown := formatted_value(statement):

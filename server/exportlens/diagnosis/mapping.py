@@ -6,13 +6,13 @@ maps the same way and only distinct culprits are kept.
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
 from ..textpos import SourceText, utf16_len
 from .context import DiagnosisContext
+from .dim_advice import dim_advice
 from .facts import Facts, user_raised
 from .guards import guard_frames
 from .kind import Kind
@@ -103,13 +103,15 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
         if chosen:
             places = [sources.place(f) for f in chosen]
             culprit = places[-1]
-            if kind.code == "dim-specialized" and not _has_int_literal(sources.snippet(culprit)):
-                kind = Kind("dim-static-partner", kind.detail, kind.fix, kind.where)
         else:
             # No user line added the guard: 0/1 examples specialise at the inputs themselves,
             # otherwise the Dims as declared are the best place.
             part = "args" if kind.code == "dim-example-too-small" else "dynamic_shapes"
             places, culprit = [], export_call_place(ctx, part)
+        # What made the Dim a constant (a torch layer, a loop, a literal, a static partner), and
+        # the advice in the user's names.
+        guarded = sources.snippet(places[-1]) if places else ""
+        kind = dim_advice(kind, guarded, sources.statement(places[-1]) if places else "", library, ctx)
     elif kind.where in ("args", "dynamic_shapes"):
         places, culprit = [], export_call_place(ctx, kind.where)
     elif kind.where == "return":
@@ -171,20 +173,3 @@ def _with_library(message: str, shown: str, name: str) -> str:
     """Say where in the library it happened, after the first sentence."""
     head, sep, rest = message.partition(" Fix: ")
     return f"{head} (In library code: `{name}` at {shown}.){sep}{rest}"
-
-
-# Calls that turn a size into a plain Python int: the Dim becomes the example's value.
-_TO_INT = {"len", "int", "range", "float"}
-
-
-def _has_int_literal(snippet: str) -> bool:
-    """A literal size in the culprit (`reshape(8, 16)`, `== 8`, `len(x)`) vs a static partner (`x + y`)."""
-    try:
-        tree = ast.parse(snippet.rstrip(":"), mode="eval")
-    except SyntaxError:
-        return any(ch.isdigit() for ch in snippet) or any(f"{name}(" in snippet for name in _TO_INT)
-    return any(
-        (isinstance(n, ast.Constant) and type(n.value) is int)
-        or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _TO_INT)
-        for n in ast.walk(tree)
-    )

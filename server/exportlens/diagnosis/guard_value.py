@@ -1,0 +1,174 @@
+"""Evaluate a shape guard as torch prints it (`Eq((s77//2), 3)`) at chosen sizes, without sympy.
+
+The server has no torch (nor sympy): the guards come from the worker as text.  Telling which
+guard pinned a Dim to a constant needs only integer arithmetic on that text: the guard that
+holds at the specialised value and at no larger size is the one that forced it, while the
+others (`Eq(Mod(512*s77, 1024), 0)`: "even") leave other sizes possible.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv,  # the solver's own text: `Eq(512*(((x/8)//4)) - 512, 0)`
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.BitAnd: operator.and_,  # sympy's `And` as printed: `(a >= 1) & (b >= 1)`
+    ast.BitOr: operator.or_,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "Eq": operator.eq,
+    "Ne": operator.ne,
+    "Mod": operator.mod,
+    "PythonMod": operator.mod,
+    "FloorDiv": operator.floordiv,
+    "Max": max,
+    "Min": min,
+    "IntInfinity": lambda: 10**18,
+}
+# Probes well past the value: a guard pins the Dim when it holds at none of them.
+_PROBE_FACTORS = (2, 3, 5)
+# Sizes to tell two guards apart by: small ones (each remainder) and a few large ones.
+_PROBES = (*range(2, 80), 96, 127, 128, 136, 200, 255, 256, 513, 1000, 1024)
+# An input size as torch prints it in a guard (`L['x'].size()[2]`, `L['args'][0][0].size()[2]`).
+_SOURCE = re.compile(r"L\[[^\]]+\](?:\[[^\]]+\])*\.size\(\)\[\d+\]")
+_SYMBOL = re.compile(r"\b[su]\d+\b")
+
+
+class _Unknown(Exception):
+    """A construct this evaluator does not know: no verdict."""
+
+
+def holds(expr: str, values: dict[str, int]) -> bool | None:
+    """Whether the guard is true with its symbols at `values`; None when it cannot be evaluated."""
+    try:
+        tree = ast.parse(expr, mode="eval")
+        return bool(_eval(tree.body, values))
+    except (SyntaxError, _Unknown, ArithmeticError, TypeError, ValueError, RecursionError):
+        return None
+
+
+def pins(expr: str, symbol: str, value: int) -> bool:
+    """The guard holds at `value` and at no larger size: it forces `symbol` to a constant."""
+    if holds(expr, {symbol: value}) is not True:
+        return False
+    probes = [value * k + j for k in _PROBE_FACTORS for j in (0, 1)]
+    return all(holds(expr, {symbol: p}) is False for p in probes)
+
+
+# "- Not all values of h = L['x'].size()[2] in the specified range [h <= 32] satisfy the generated
+# guard (L['x'].size()[2] // 8) == 8." (one per line; the last may run into the next sentence)
+_PRINTED = re.compile(
+    r"Not all values of (?P<dim>\w+) = (?P<source>\S+) in the specified range.*? "
+    r"satisfy the generated guard (?P<guard>.+?)(?:\.?$|\.?(?=Specializations unexpectedly))",
+    re.MULTILINE,
+)
+
+
+def printed_guards(message: str) -> list[tuple[str, str, str]]:
+    """(dim, source, guard) of each failing guard torch's message prints, in its order."""
+    return [(m["dim"], m["source"], m["guard"]) for m in _PRINTED.finditer(message)]
+
+
+def only_values(guard: str) -> list[int]:
+    """The few sizes an equality guard allows (`(s0 // 2) == 3`: 6 and 7), else [] (a range,
+    a multiple, a bound: many sizes pass)."""
+    text = from_message(guard)
+    if "==" not in text and "Eq(" not in text:
+        return []
+    passing = [p for p in range(1, 2049) if holds(text, {"s0": p}) is True]
+    return passing if passing and len(passing) <= 32 and passing[-1] < 1024 else []
+
+
+def passes(guard: str, size: int) -> bool | None:
+    """Whether a guard as torch's message prints it holds with its Dim at `size`."""
+    return holds(from_message(guard), {"s0": size})
+
+
+def from_message(guard: str) -> str:
+    """torch's printed guard with each input size as the one symbol `s0` (sites are probed the same way)."""
+    return _SOURCE.sub("s0", guard.strip().rstrip("."))
+
+
+def signature(expr: str) -> tuple[bool, ...] | None:
+    """The guard's truth at each probe size, every symbol at that size; None if it cannot be told.
+
+    Two guards with one signature are taken as the same (torch prints them differently from the
+    sympy text the sites record); a message guard is about one Dim, and so are most sites.
+    """
+    one = _SYMBOL.sub("s0", expr)
+    try:
+        tree = ast.parse(one, mode="eval").body
+    except SyntaxError:
+        return None
+    out = []
+    for p in _PROBES:
+        try:
+            out.append(bool(_eval(tree, {"s0": p})))
+        except (_Unknown, ArithmeticError, TypeError, ValueError, RecursionError):
+            return None
+    return tuple(out)
+
+
+def sizes_passing(expr: str, limit: int = 2048) -> list[int]:
+    """The sizes (every symbol at that size) at which a recorded guard holds."""
+    one = _SYMBOL.sub("s0", expr)
+    return [p for p in range(1, limit + 1) if holds(one, {"s0": p}) is True]
+
+
+def splits(site_expr: str, factor: int) -> bool:
+    """The guard holds at multiples of `factor` and fails between them: it asks for the multiple."""
+    one = _SYMBOL.sub("s0", site_expr)
+    base = factor * 8
+    if not all(holds(one, {"s0": base * k}) is True for k in (1, 2)):
+        return False
+    return any(holds(one, {"s0": base + j}) is False for j in range(1, factor))
+
+
+def _eval(node: ast.expr, values: dict[str, int]) -> Any:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):  # bool is an int too
+        return int(node.value)
+    if isinstance(node, ast.Name):
+        if node.id in values:
+            return values[node.id]
+        raise _Unknown(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand, values)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_eval(node.left, values), _eval(node.right, values))
+    if isinstance(node, ast.BoolOp):  # `3 <= s0 and s0 <= IntInfinity()`
+        results = [bool(_eval(v, values)) for v in node.values]
+        return all(results) if isinstance(node.op, ast.And) else any(results)
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, values)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            if type(op) not in _COMPARE:
+                raise _Unknown(type(op).__name__)
+            right = _eval(right_node, values)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS:
+        if node.keywords:
+            raise _Unknown("keywords")
+        args = [_eval(a, values) for a in node.args]
+        return _FUNCTIONS[node.func.id](*args)
+    raise _Unknown(type(node).__name__)
