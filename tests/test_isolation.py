@@ -51,7 +51,9 @@ async def test_hanging_forward_times_out(write) -> None:
         )
         result = await check(engine, path)
         finding = only(result, "export-timeout")
-        assert finding.severity == "error"
+        # The check ran out of time: not known to fail, so a warning that says so.
+        assert finding.severity == "warning"
+        assert "ran out of time" in finding.message and "not an export failure" in finding.message
         line = line_of(path, "class Hangs")
         assert (finding.range.start.line, finding.range.start.character) == (line, 6)
         assert (finding.range.end.line, finding.range.end.character) == (line, 11)

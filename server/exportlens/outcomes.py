@@ -32,10 +32,12 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
         return [
             finding(
                 "export-timeout",
-                f"Exporting `{ctx.module}` ({ctx.mode}) did not finish in "
-                f"{outcome.seconds:.0f} s and was stopped: look for a loop that never ends in "
-                "`__init__`, `forward` or the code that builds the example inputs "
-                "(the limit is the `timeoutSeconds` setting / `--timeout`).",
+                f"The check of `{ctx.module}` ({ctx.mode}) ran out of time: it did not finish in "
+                f"{outcome.seconds:.0f} s and was stopped, so whether torch exports it is not known "
+                "(this is not an export failure). If the model is slow or the machine busy, raise the "
+                "limit (the `timeoutSeconds` setting / `--timeout`); if it never finishes, look for a "
+                "loop that never ends or a wait in `__init__`, `forward` or the code that builds the "
+                "example inputs.",
             )
         ]
     if outcome.status == "skipped" and outcome.reason:

@@ -192,7 +192,10 @@ async def test_hostile(hostile_server: Session, tmp_path: Path, name: str) -> No
 
     diagnostics = await server.open(file, text)
 
-    errors = [d for d in diagnostics if d.severity == types.DiagnosticSeverity.Error]
+    # A check that ran out of time is a warning (whether torch exports it is not known).
+    timeouts = [d for d in diagnostics if d.code == "export-timeout"]
+    assert all(d.severity == types.DiagnosticSeverity.Warning for d in timeouts), timeouts
+    errors = [d for d in diagnostics if d.severity == types.DiagnosticSeverity.Error] + timeouts
     assert sorted(str(d.code) for d in errors) == sorted(kind.codes), [
         (d.code, d.message) for d in diagnostics
     ]

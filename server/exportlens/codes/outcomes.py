@@ -114,9 +114,14 @@ CODES: dict[str, Code] = {
         ),
         _c(
             "export-timeout",
-            "the export did not finish within the time limit and was stopped",
-            "look for a loop that never ends, or raise the limit (`timeoutSeconds`, `--timeout`)",
+            # A warning: the check ran out of time, which says nothing of whether torch exports it
+            # (a mid-size model on a loaded machine, or a loop that never ends: both look the same).
+            "the check did not finish within the time limit and was stopped: whether torch exports "
+            "the module is not known",
+            "if the model is slow or the machine busy, raise the limit (`timeoutSeconds`, `--timeout`); "
+            "if it never finishes, look for a loop that never ends",
             tracer=None,
+            severity="warning",
         ),
         _c(
             "worker-crashed",
