@@ -57,7 +57,7 @@ def constraint(message: str) -> Kind:
         dim, value = m["dim"] or m["source"], int(m["value"])
         return Kind(
             "dim-specialized",
-            f"`{dim}` can only be {value}: the code's shape tests leave no other value",
+            f"`{dim}` can only be {value}, the one size the code's shape tests leave",
             {"dim": dim, "value": value, "source": m["source"], "suggested": fixes},
             where="guard",
         )
@@ -69,7 +69,7 @@ def constraint(message: str) -> Kind:
         if len(values) == 1:  # several sizes left are a range: dim-range-narrowed below
             return Kind(
                 "dim-specialized",
-                f"`{dim}` can only be {values[0]}: the code's shape tests leave no other value",
+                f"`{dim}` can only be {values[0]}, the one size the code's shape tests leave",
                 {"dim": dim, "value": values[0], "source": source, "torch_suggested": fixes},
                 where="guard",
             )

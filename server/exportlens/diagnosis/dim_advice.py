@@ -56,8 +56,8 @@ def dim_advice(
             f" decomposition that loops over the time steps ({short_path(str(layer['path']))})"
         )
         hint = (
-            f"{static}; for any length, export one step (an `nn.{_cell(snippet)}` cell, or the layer"
-            " on one time step) and loop over the sequence outside the exported program"
+            f"{static}; for any length, export one time step (a cell: `nn.LSTMCell`, `nn.GRUCell`,"
+            " `nn.RNNCell`, or the layer on a length-1 sequence) and loop outside the exported program"
         )
         return Kind(kind.code, detail, dict(kind.fix, hint=hint, cause="torch-layer"), kind.where)
     if layer is not None:
@@ -126,10 +126,6 @@ def _dim_name(node: ast.expr) -> str:
 
 def _with(kind: Kind, **fix: Any) -> Kind:
     return Kind(kind.code, kind.detail, dict(kind.fix, **fix), kind.where)
-
-
-def _cell(snippet: str) -> str:
-    return "GRUCell" if "gru" in snippet.lower() else "LSTMCell"
 
 
 def _loops(snippet: str, statement: str) -> bool:
