@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import textwrap
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -21,6 +22,11 @@ from .slow import (  # noqa: F401 - the `slow` marker's hooks (tests/slow.py)
     pytest_runtest_setup,
 )
 from .worker_torch import WorkerTorch
+
+# Results stored between sessions (persist/) go to a folder of this run only, for every server and
+# CLI the tests start: no test sees what an earlier run, or the user, left in ~/.cache.
+_CACHE = tempfile.TemporaryDirectory(prefix="exportlens-test-cache-")
+os.environ["EXPORTLENS_CACHE_DIR"] = _CACHE.name
 
 # The worker's interpreter: this one, unless EXPORTLENS_TEST_PYTHON names another (tools/versions.mk
 # runs the suites against other torch versions so; pytest itself always runs here).

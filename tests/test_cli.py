@@ -36,8 +36,12 @@ class Fine(torch.nn.Module):
 """
 
 
-def run_cli(*args: str, cwd: Path, python: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path, python: str | None = None, cache: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+    if cache is not None:
+        env["EXPORTLENS_CACHE_DIR"] = str(cache)
     command = [sys.executable, "-m", "exportlens", "check", *args]
     if python:
         command += ["--python", python]
@@ -133,3 +137,48 @@ def test_export_script_of_a_src_layout(tmp_path: Path) -> None:
     result = run_cli("scripts/export.py", cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "src/lay/net.py:6:12: error[data-dependent-branch]" in result.stdout, result.stdout
+
+
+MARKED = """
+import pathlib
+
+import torch
+
+from helpers import SCALE
+
+pathlib.Path(__file__).with_name("imported.mark").touch()  # the file was imported: an export ran
+
+
+class Gate(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * SCALE
+        return x
+
+
+if __name__ == "__main__":
+    torch.export.export(Gate(), (torch.ones(3),))
+"""
+
+
+def test_unchanged_files_come_from_the_cache(tmp_path: Path) -> None:
+    """A second run on an unchanged tree exports nothing (the model, which marks each import, is
+    not imported) and reports the same; a change in an imported helper file, or --no-cache, runs
+    the export again."""
+    cache = tmp_path / "cache"
+    (tmp_path / "helpers.py").write_text("SCALE = 2\n")
+    (tmp_path / "gate.py").write_text(MARKED)
+    mark = tmp_path / "imported.mark"
+    first = run_cli("gate.py", "--format", "json", cwd=tmp_path, cache=cache)
+    assert first.returncode == 1 and mark.exists(), first.stderr
+    mark.unlink()
+    second = run_cli("gate.py", "--format", "json", cwd=tmp_path, cache=cache)
+    assert second.returncode == 1 and not mark.exists(), second.stderr
+    assert json.loads(second.stdout)["files"] == json.loads(first.stdout)["files"]
+    assert "1 of 1 file(s) unchanged" in second.stderr, second.stderr
+    (tmp_path / "helpers.py").write_text("SCALE = 3\n")
+    third = run_cli("gate.py", cwd=tmp_path, cache=cache)
+    assert third.returncode == 1 and mark.exists(), third.stderr
+    mark.unlink()
+    forced = run_cli("gate.py", "--no-cache", cwd=tmp_path, cache=cache)
+    assert forced.returncode == 1 and mark.exists(), forced.stderr

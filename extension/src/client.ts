@@ -201,6 +201,7 @@ export class ServerManager implements vscode.Disposable {
     const initializationOptions: InitializationOptions = {
       trusted: vscode.workspace.isTrusted,
       settings: this.serverSettings(),
+      cacheDir: this.context.storageUri?.fsPath,
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file', language: 'python' }],

@@ -107,6 +107,8 @@ export interface InitializationOptions {
   /** false: untrusted workspace, the server runs no user code. */
   trusted: boolean;
   settings: ServerSettings;
+  /** Where the server keeps results between sessions (persist/): the workspace's storage folder. */
+  cacheDir?: string;
 }
 
 /** The server's configuration section `exportlens` (lsp/settings.py), camelCase on the wire. */

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import os
 import sys
 from pathlib import Path
 
 from . import __version__
-from .check import MODES, CheckOptions, check_file
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
+from .job_building import MODES, CheckOptions
 from .lsp.settings import Settings
+from .persist.files import FileCache
+from .persist.store import ResultStore, default_folder
 from .report import render
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -68,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="stop at each module's first failure (no search for the others: faster)",
     )
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="export everything again; by default an unchanged file (its text, the workspace files it"
+        " imports, the interpreter and its packages, these options) is reported from the last run",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
@@ -104,13 +113,43 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above or None,
     )
+    settings = dataclasses.replace(
+        DEFAULT,
+        mode=args.mode,
+        python=args.python,
+        timeout_seconds=args.timeout,
+        memory_limit_mb=args.memory_limit,
+        all_failures=not args.first_failure_only,
+        meta_above_mb=args.meta_above,
+    )
+    cache = None
+    if not args.no_cache:
+        store = ResultStore(default_folder())
+        cache = await asyncio.to_thread(FileCache, store, args.python, settings.results_key())
     try:
-        await engine.worker()
-        results = list(await asyncio.gather(*(check_file(engine, str(f), None, options) for f in args.files)))
+        # With the cache, the worker starts with the first file that needs an export (none when
+        # every file is unchanged) and the diagnosis stack is imported only then; an interpreter
+        # without torch is refused at once, with the worker's reason, as without the cache.
+        if cache is None or not cache.env.torch:
+            await engine.worker()
+        if cache is None:
+            from .check import check_file
+
+            checks = [check_file(engine, str(f), None, options) for f in args.files]
+        else:
+            checks = [cache.check(engine, str(f), options) for f in args.files]
+        results = list(await asyncio.gather(*checks))
         info = engine.info
     finally:
         await engine.close()
-    return results, {"torch": str(info.get("torch", "")), "python": str(info.get("python", ""))}
+    if cache is not None and cache.hits:
+        print(
+            f"exportlens: {cache.hits} of {len(args.files)} file(s) unchanged since the last check:"
+            " their results come from the cache (--no-cache to export them again)",
+            file=sys.stderr,
+        )
+    torch = info.get("torch") or (cache.env.torch if cache else None) or ""
+    return results, {"torch": str(torch), "python": str(info.get("python") or args.python or sys.executable)}
 
 
 def main(argv: list[str] | None = None) -> int:

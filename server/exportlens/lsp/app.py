@@ -22,6 +22,7 @@ from ..engine import Engine, EngineOptions
 from ..findings import Finding
 from .diagnostics import to_diagnostic
 from .documents import Documents, buffer_path
+from .kept import KeptResults
 from .protocol import ExportLensProtocol
 from .scheduler import CHECKED, Scheduler
 from .settings import Settings, merge
@@ -48,6 +49,7 @@ class ExportLensServer(LanguageServer):
         self.after_publish: list[Callable[[Document, list[Finding]], None]] = []
         self.after_close: list[Callable[[str], None]] = []
         self.site_index = SiteIndex()
+        self.results = KeptResults(self)
         self.scheduler = Scheduler(self)
         self._engine: Engine | None = None
 
@@ -76,6 +78,8 @@ class ExportLensServer(LanguageServer):
         if isinstance(options, dict):
             if options.get("trusted") is False:
                 self.init_trusted = False
+            if isinstance(options.get("cacheDir"), str) and options["cacheDir"]:
+                self.results.folder = Path(options["cacheDir"])
             self.settings = merge(self.settings, options.get("settings"))
 
     async def pull_settings(self) -> None:
@@ -157,14 +161,24 @@ class ExportLensServer(LanguageServer):
     def doc_version(self, uri: str) -> int:
         return self.documents.version(uri)
 
-    def publish(self, doc: Document, findings: list[Finding], stale: list[Finding] | None = None) -> None:
+    def publish(
+        self,
+        doc: Document,
+        findings: list[Finding],
+        stale: list[Finding] | None = None,
+        cached: list[Finding] | None = None,
+    ) -> None:
         """Diagnostics of `doc`; `stale`: results of an older text, shown marked as such (the file
-        does not parse now).  Then the steps that follow a publish (the fixes of these findings)."""
+        does not parse now); `cached`: an earlier session's, until re-checked.  Then the steps
+        that follow a publish (the fixes of these findings)."""
         uri = str(doc.uri)
         here = {doc.path: uri}
-        diagnostics = [to_diagnostic(f, here) for f in findings] + [
-            to_diagnostic(f, here, stale=True) for f in stale or []
-        ]
+        diagnostics = (
+            [to_diagnostic(f, here) for f in findings]
+            + [to_diagnostic(f, here, stale=True) for f in stale or []]
+            + [to_diagnostic(f, here, cached=True) for f in cached or []]
+        )
+        findings = findings + (cached or [])
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
         )
@@ -191,9 +205,11 @@ class ExportLensServer(LanguageServer):
             self.workspace_code_lens_refresh(None)  # a callback would log a traceback per failed refresh
 
     async def shutdown_all(self) -> None:
+        checks = [s.task for s in self.files.values() if s.task is not None and not s.task.done()]
         for uri in list(self.files):
             self.scheduler.close(uri)
-        await asyncio.sleep(0)
+        if checks:  # each reaps what it started (an interpreter probe) as it is cancelled
+            await asyncio.wait(checks, timeout=1.0)
         await self.close_engine()
 
 

@@ -72,4 +72,6 @@ def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | N
             else "not exported yet"
         )
     status = status_line(entry)
-    return status + " (stale)" if entry.key != key else status
+    if entry.key != key:
+        return status + " (stale)"
+    return status + " (cached, re-checking)" if entry.cached else status

@@ -104,16 +104,27 @@ class Scheduler:
             del state.entries[gone]
         if force and state.uri.startswith("file:"):  # a buffer that is no file runs no other file
             state.sites = await asyncio.to_thread(self._sites, found.targets, state.path)
-        cached = {name: entry.key for name, entry in state.entries.items()}
+            self._start_worker()  # meanwhile: the probe below takes tens of ms, the worker seconds
+            state.context = await self.ls.results.context(doc)
+            if self.ls.results.restore(state, doc, keys):
+                self.publish(state, doc, keys)  # last session's results, marked, while they are re-checked
+        cached = {name: entry.key for name, entry in state.entries.items() if not entry.cached}
         first, rest = plan(found, keys, cached, state.sites, changed, force)
         for batch in (first, rest):
             if batch and not await self._batch(state, doc, batch, keys):
                 return True
             if batch:
                 self.publish(state, doc, keys)
+                self.ls.results.keep(state, keys)
         if not first and not rest:
             self.publish(state, doc, keys)
         return False
+
+    def _start_worker(self) -> None:
+        """Start the worker without waiting for it; a failure to start is reported by the export
+        that waits for it next (engine.run raises it again)."""
+        started = asyncio.ensure_future(self.ls.engine().worker())
+        started.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def _sites(self, targets: list[Target], path: str) -> dict[str, str]:
         if not self.ls.settings.export_sites:
@@ -248,19 +259,20 @@ class Scheduler:
             return  # the buffer moved on (or closed): these results are for an older text
         findings = list(state.static)
         old: list[Finding] = []
+        restored: list[Finding] = []
         for name, entry in state.entries.items():
             if keys.get(name) == entry.key:
-                findings += entry.findings
+                (restored if entry.cached else findings).extend(entry.findings)
             elif stale:
                 old += [f for f in entry.findings if f.path == state.path]
         if old:
             old = [f for f in old if inside(f.range, doc.text)]
         # A module's early first failure is often all it has: its final result changes nothing.
-        seen = repr((version, findings, old))
+        seen = repr((version, findings, old, restored))
         if seen == state.last_published:
             return
         state.last_published = seen
-        self.ls.publish(doc, findings, stale=old)
+        self.ls.publish(doc, findings, stale=old, cached=restored)
 
 
 def inside(where: Range, source: str) -> bool:

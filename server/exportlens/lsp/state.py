@@ -17,6 +17,7 @@ class ModuleEntry:
     findings: list[Finding]
     version: int  # document version it was checked on
     site: str | None = None  # the other workspace file whose export call provided the inputs
+    cached: bool = False  # restored from the results store (persist/): shown marked until re-checked
 
     @property
     def errors(self) -> int:
@@ -34,4 +35,5 @@ class FileState:
     task: asyncio.Task[None] | None = None
     sites: dict[str, str] = field(default_factory=dict)  # module -> file with its export call
     changed_lines: set[int] = field(default_factory=set)  # since the last check started
+    context: str = ""  # what stored results are valid under (persist/fingerprint.py), from the last open/save
     last_published: str = ""  # what was last published (scheduler.py): an identical one is skipped

@@ -1,0 +1,143 @@
+"""What a file's stored results depend on besides its own text (persist/__init__.py)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import json
+import logging
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+from ..document import Document
+from ..job_building import import_roots
+
+log = logging.getLogger("exportlens.persist")
+MAX_IMPORTED_FILES = 500  # a workspace file importing more than this is keyed by the first ones
+
+# Runs in the user's interpreter, imports nothing (~30 ms): where its packages are installed.
+_PROBE = "import json, sys; print(json.dumps(sys.path))"
+_INSTALLED = (".dist-info", ".egg-info", ".pth", ".egg-link")
+
+
+@dataclass(frozen=True)
+class Environment:
+    digest: str  # "" when the interpreter could not be asked: nothing is restored or stored
+    torch: str | None = None
+
+
+def probe_command(python: str | None) -> list[str]:
+    # not realpath: a venv's python is a symlink, which outside its venv runs as the base interpreter
+    return [os.path.abspath(python or sys.executable), "-I", "-c", _PROBE]
+
+
+@functools.lru_cache(maxsize=8)
+def environment(python: str | None) -> Environment:
+    """`read_environment` of the interpreter's answer (the CLI's way: it blocks)."""
+    command = probe_command(python)
+    try:
+        probe = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.info("no results cache: cannot ask %s (%s)", command[0], exc)
+        return Environment("")
+    return read_environment(command[0], probe.stdout)
+
+
+def read_environment(exe: str, answer: str) -> Environment:
+    """The interpreter, every distribution installed for it (torch's version among them: any
+    `pip install` adds, removes or renames a `*.dist-info`), and ExportLens's version, from the
+    interpreter's `sys.path` (`answer`, the probe's output)."""
+    try:
+        paths = [str(p) for p in json.loads(answer)]
+    except (ValueError, TypeError) as exc:
+        log.info("no results cache: %s answered %r (%s)", exe, answer[:200], exc)
+        return Environment("")
+    installed: list[str] = []
+    torch = None
+    for folder in paths:
+        try:
+            entries = (
+                [e for e in os.scandir(folder) if e.name.endswith(_INSTALLED)]
+                if os.path.isdir(folder)
+                else []
+            )
+        except OSError:
+            continue
+        installed += (f"{folder}/{e.name}@{e.stat().st_mtime_ns}" for e in entries)
+        torch = torch or next(
+            (e.name.removesuffix(".dist-info").split("-")[1] for e in entries if e.name.startswith("torch-")),
+            None,
+        )
+    return Environment(_digest(__version__, exe, *sorted(installed)), torch)
+
+
+def imported_files(doc: Document, roots: list[str]) -> list[str]:
+    """The workspace files `doc` imports, directly or through each other (sorted)."""
+    bases = [Path(p) for p in import_roots(roots)]
+    seen: set[str] = set()
+    todo = [(doc.path, doc.tree if doc.syntax_error is None else None)]
+    while todo and len(seen) < MAX_IMPORTED_FILES:
+        path, tree = todo.pop()
+        if tree is None:
+            continue
+        for found in _resolve(tree, Path(path).parent, bases):
+            if found not in seen and found != doc.path:
+                seen.add(found)
+                todo.append((found, _tree_of(found)))
+    return sorted(seen)
+
+
+def context(doc: Document, roots: list[str], env: Environment, salt: tuple[object, ...]) -> str:
+    """The digest a file's stored results are valid under ("" when there is no environment)."""
+    if not env.digest:
+        return ""
+    parts = [env.digest, repr(salt)]
+    for path in imported_files(doc, roots):
+        try:
+            parts.append(path + "\0" + hashlib.sha256(Path(path).read_bytes()).hexdigest())
+        except OSError:
+            parts.append(path + "\0gone")
+    return _digest(*parts)
+
+
+def _resolve(tree: ast.Module, folder: Path, bases: list[Path]) -> list[str]:
+    """Workspace files the imports of `tree` (a file in `folder`) load: modules and packages."""
+    names: list[tuple[list[Path], list[str]]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [([*bases, folder], a.name.split(".")) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            parts = node.module.split(".") if node.module else []
+            if node.level:  # `from .m` is the file's folder, `from ..m` its parent, ...
+                ups = [folder, *folder.parents]
+                starts = [ups[node.level - 1]] if node.level - 1 < len(ups) else []
+            else:
+                starts = [*bases, folder]
+            names.append((starts, parts))
+            names += [(starts, [*parts, a.name]) for a in node.names]  # `from pkg import module`
+    found: list[str] = []
+    for starts, parts in names:
+        for start in starts:
+            for depth in range(1, len(parts) + 1):  # `import a.b.c` runs a/__init__, a/b/__init__, ...
+                stem = start.joinpath(*parts[:depth])
+                for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
+                    if parts and candidate.is_file():
+                        found.append(str(candidate.resolve()))
+    return found
+
+
+def _tree_of(path: str) -> ast.Module | None:
+    try:
+        doc = Document.from_file(path)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    return doc.tree if doc.syntax_error is None else None
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
