@@ -14,7 +14,7 @@ the tests mark those strict xfails, so each turns into a failure (to delete) the
 Aspects: "flagged" (an error finding on the module), "located" (one on the culprit line),
 "code" (one with the right code), "no-false-error" (no error finding on a module torch exports).
 
-Used by tests/test_realcode_corpus.py and bench/realcode_score.py.
+Used by tests/realcode/test_realcode_corpus.py and bench/realcode_score.py.
 """
 
 from __future__ import annotations

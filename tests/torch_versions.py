@@ -2,7 +2,7 @@
 
 Everything else must come out the same on every version the matrix runs (tools/versions.mk):
 same code, same line, same columns.  Each difference names its section of docs/torch-versions.md,
-which says what torch does differently (tests/test_torch_versions.py checks the sections exist).
+which says what torch does differently (tests/diagnosis/test_torch_versions.py checks the sections exist).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ DIFFERENCES = [
         (2, 99),
         ("observed-exception", "x + hash(x) % 2"),
     ),
-    # tests/test_traced_only.py: 2.15's torch.distributions validate with a run-time assert.
+    # tests/diagnosis/test_traced_only.py: 2.15's torch.distributions validate with a run-time assert.
     Difference("distributions-validate-at-run-time", "Policy", "non-strict", (2, 15), (2, 99), None),
 ]
 

@@ -26,22 +26,22 @@ ROOT = Path(__file__).resolve().parents[1]
 # out the slow real-code and property files.
 SUITES: dict[str, list[str]] = {
     "diagnosis": [
-        "tests/test_diagnosis_*.py",
-        "tests/test_torch_versions.py",
-        "tests/test_warmup_state.py",
-        "tests/test_mode_both.py",
-        "tests/test_allfailures_records.py",
-        "tests/test_later_failures.py",
-        "tests/test_traced_only.py",
-        "tests/test_silent_*.py",
-        "tests/test_realcode_*.py",
+        "tests/diagnosis/test_diagnosis_*.py",
+        "tests/diagnosis/test_torch_versions.py",
+        "tests/worker/test_warmup_state.py",
+        "tests/diagnosis/test_mode_both.py",
+        "tests/worker/test_allfailures_records.py",
+        "tests/diagnosis/test_later_failures.py",
+        "tests/diagnosis/test_traced_only.py",
+        "tests/diagnosis/baked/test_silent_*.py",
+        "tests/realcode/test_realcode_*.py",
     ],
     "fixes": ["tests/fixes/test_*.py"],
 }
 SLOW = {
-    "tests/test_realcode_corpus.py",
-    "tests/test_realcode_library.py",
-    "tests/test_realcode_torch_layers.py",
+    "tests/realcode/test_realcode_corpus.py",
+    "tests/realcode/test_realcode_library.py",
+    "tests/realcode/test_realcode_torch_layers.py",
     "tests/fixes/test_cond_property.py",
 }
 

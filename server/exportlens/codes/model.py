@@ -2,7 +2,7 @@
 
 Each code is declared once with `_c` in one of `refusals.py`, `outcomes.py`, `baked.py`; codes
 never change meaning once shipped (editors and CI configs key on them).  docs/codes.md documents
-each one under an anchor of the same name; tests/test_codes_registry.py checks the docs, every
+each one under an anchor of the same name; tests/codes/test_codes_registry.py checks the docs, every
 code literal of the package and the fixes against the declarations.
 """
 

@@ -28,7 +28,7 @@ class Evidence:
     texts: tuple[str, ...] = ()
 
 
-TABLE = {  # a plain assignment: tests/test_codes_registry.py reads its keys as codes
+TABLE = {  # a plain assignment: tests/codes/test_codes_registry.py reads its keys as codes
     "data-dependent-branch": Evidence(
         gb_ids=("gb0170",),
         gb_types=("Data-dependent branching",),

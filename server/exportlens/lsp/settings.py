@@ -6,7 +6,7 @@ Sources, later wins: defaults, `initializationOptions.settings`, the
 Each setting is declared once, here: a field of `Settings` whose metadata is its `Spec`
 (wire name, JSON type, allowed values, what it is, its `exportlens check` flag and its VS Code
 setting). `package.json`, `extension/README.md`, the LSP README, `extension/src/settings.ts`
-and the CLI are compared with `SPECS` by tests/test_settings_declared_once.py.
+and the CLI are compared with `SPECS` by tests/lsp/test_settings_declared_once.py.
 
 Adding a setting: its field here; the test then names each place that lacks it, with the
 expected text (package.json entry, both README rows). A VS Code setting also needs its line in

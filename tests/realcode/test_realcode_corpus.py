@@ -1,0 +1,108 @@
+"""ExportLens on the real-code corpus, against torch's own verdicts (tests/realcode_expected.py).
+
+Each export call of each corpus script, in each tracer: a refusal must be flagged (an error
+finding on the module), located (on torch's culprit line) and named (the right code); a module
+torch exports must get no error finding. What ExportLens gets wrong today is a strict xfail
+whose reason names the pattern, so a fix shows up as an XPASS to turn into a pass.
+The checks run through the real worker, once per (script, tracer), without the search for a
+failing module's further failures (only its first is scored).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from exportlens.check import CheckOptions, check_file
+from exportlens.engine import Engine
+from exportlens.findings import FileResult
+from tests.conftest import check
+from tests.realcode_expected import (
+    CORPUS,
+    EXPORTS,
+    MODEL_EXPORTS,
+    MODEL_KNOWN,
+    MODES,
+    Export,
+    model_files,
+    score,
+)
+from tests.torch_versions import versioned, worker_version
+
+_RESULTS: dict[tuple[str, str, str], FileResult] = {}
+
+
+async def _result(engine: Engine, export: Export, mode: str) -> FileResult:
+    key = (export.case, export.script, mode)
+    if key not in _RESULTS:
+        path = CORPUS / export.case / export.script
+        # The first failure of each module is what is scored: no search for its others (faster).
+        options = CheckOptions(mode=mode, roots=[str(path.parent)], all_failures=False)
+        _RESULTS[key] = await check_file(engine, str(path), None, options)
+    return _RESULTS[key]
+
+
+def _params() -> list[object]:
+    params: list[object] = []
+    for export in (versioned(e, worker_version()) for e in EXPORTS):  # torch's verdicts of its version
+        if export.slow:  # torch alone takes about a minute: bench/realcode_score.py --slow
+            continue
+        for mode in MODES:
+            aspects = ["no-false-error"] if export.truth(mode) is None else ["flagged", "located", "code"]
+            for aspect in aspects:
+                reason = export.known.get((mode, aspect))
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                params.append(
+                    pytest.param(export, mode, aspect, id=f"{export.id}-{mode}-{aspect}", marks=marks)
+                )
+    return params
+
+
+@pytest.mark.parametrize(("export", "mode", "aspect"), _params())
+async def test_corpus(engine: Engine, export: Export, mode: str, aspect: str) -> None:
+    result = await _result(engine, export, mode)
+    got = score(result, export, mode)
+    truth = export.truth(mode)
+    seen = [(d.code, d.path.split("/corpus/")[-1], d.range.start.line + 1) for d in got.errors]
+    if truth is None:
+        assert got.status == "exported" and got.false_errors == 0, (got.status, seen)
+    else:
+        where = f"{truth.code} at {truth.path}:{truth.line(export.case) + 1}"
+        assert got.aspects()[aspect], (
+            f"torch: {truth.torch}; expected {where}; ExportLens: {got.status} {seen}"
+        )
+
+
+_MODEL_RESULTS: dict[tuple[str, str], FileResult] = {}
+
+
+async def _model_result(engine: Engine, case: str, file: str) -> FileResult:
+    if (case, file) not in _MODEL_RESULTS:
+        _MODEL_RESULTS[case, file] = await check(engine, str(CORPUS / case / file))
+    return _MODEL_RESULTS[case, file]
+
+
+def _model_params() -> list[object]:
+    params: list[object] = []
+    for case, file in model_files():
+        checks = ["", *MODEL_EXPORTS.get((case, file), [])]
+        for module in checks:
+            reason = MODEL_KNOWN.get((case, file, module))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            name = f"{case}/{file}" + (f"-{module}" if module else "")
+            params.append(pytest.param(case, file, module, id=name, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize(("case", "file", "module"), _model_params())
+async def test_model_file(engine: Engine, case: str, file: str, module: str) -> None:
+    """No error finding in a model file; a module torch exports on its inferred inputs is exported."""
+    result = await _model_result(engine, case, file)
+    if not module:
+        errors = [
+            (d.code, d.module, d.range.start.line + 1) for d in result.diagnostics if d.severity == "error"
+        ]
+        assert errors == []
+    else:
+        statuses = {m.name: m.status for m in result.modules}
+        infos = [(d.code, d.message[:200]) for d in result.diagnostics if d.module == module]
+        assert statuses.get(module) == "exported", (statuses.get(module), infos)
