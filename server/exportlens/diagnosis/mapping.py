@@ -10,7 +10,7 @@ from typing import Any
 
 from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
-from ..textpos import SourceText, utf16_len
+from ..textpos import utf16_len
 from .context import DiagnosisContext
 from .dim_advice import dim_advice
 from .facts import Facts, user_raised
@@ -63,7 +63,7 @@ META_SKIPPED = (
 
 def _inside(finding: Finding, ctx: DiagnosisContext) -> Finding:
     """A line the record names that this text does not have (the file changed): the anchor."""
-    text = SourceText(ctx.source)
+    text = ctx.document.source_text
 
     def ok(r: Range) -> bool:
         lines = text.lines
