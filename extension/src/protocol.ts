@@ -32,6 +32,8 @@ export const ServerCommand = {
   exportModule: new CommandType<[uri: string, position: Position], ExportModuleResult>('exportlens.exportModule'),
   /** Exports first when nothing is cached. */
   graph: new CommandType<[uri: string, module: string], GraphResult>('exportlens.graph'),
+  /** The structured graph the "ExportLens: Graph" panel draws (lsp/graph_command.py); exports first when nothing is cached. */
+  graphView: new CommandType<[uri: string, module: string], GraphViewResult>('exportlens.graphView'),
   savePt2: new CommandType<[uri: string, module: string, path: string], SavePt2Result>('exportlens.savePt2'),
   /** Re-checks every module of the file. */
   recheck: new CommandType<[uri: string], { scheduled: boolean }>('exportlens.recheck'),
@@ -39,10 +41,13 @@ export const ServerCommand = {
 } as const;
 
 /**
- * Client-side command the server puts in code lenses and hover links: opens the graph beside
- * the editor.
+ * Client-side command the server puts in code lenses and hover links: opens the graph panel
+ * beside the editor.
  */
 export const ShowGraphCommand = new CommandType<[uri: string, module: string], void>('exportlens.showGraph');
+
+/** Client-side command: the graph as read-only Python text (what "Show graph" opened before the panel). */
+export const ShowGraphTextCommand = new CommandType<[uri: string, module: string], void>('exportlens.showGraphText');
 
 /** Notification `exportlens/fileChecked`: sent once a check of a file is over. */
 export const FileCheckedNotification = new NotificationType<FileCheckedParams>('exportlens/fileChecked');
@@ -78,6 +83,61 @@ export interface GraphResult {
   code: string;
   /** The source changed since this graph was made. */
   stale: boolean;
+}
+
+/** A user frame of a node's stack (worker/records.py ViewFrame). */
+export interface ViewFrame {
+  path: string;
+  line: number;
+  name: string;
+  code: string;
+}
+
+/** One node of the exported program (worker/records.py ViewNode, made by worker/graph_json.py). */
+export interface ViewNode {
+  id: string;
+  name: string;
+  /** parameter, buffer, constant, user_input | op | user_output, buffer_mutation, ... | branch_input, branch_output */
+  kind: string;
+  op: string;
+  inputs: string[];
+  shape: string;
+  dtype: string;
+  /** nn_module_stack, outermost first. */
+  module: string[];
+  branch: string | null;
+  target?: string;
+  path?: string;
+  /** 1-based. */
+  line?: number;
+  code?: string;
+  stack?: ViewFrame[];
+}
+
+/** A subgraph of a higher-order op (cond's branches, map's body). */
+export interface ViewBranch {
+  id: string;
+  op: string;
+  name: string;
+}
+
+export interface GraphView {
+  nodes: ViewNode[];
+  branches: ViewBranch[];
+  modules: Record<string, string>;
+  total: number;
+  truncated: boolean;
+  error?: string;
+}
+
+export interface GraphViewResult {
+  module: string;
+  uri: string;
+  /** The source changed since these results were made. */
+  stale: boolean;
+  /** One per tracer; `view` null when that export made no graph. */
+  results: { mode: string; status: string; seconds: number; view: GraphView | null }[];
+  findings: FindingJson[];
 }
 
 export interface SavePt2Result {

@@ -139,6 +139,59 @@ class Weights(TypedDict):
     bytes: int
 
 
+class ViewFrame(TypedDict):
+    """A user frame of a node's stack (outside torch)."""
+
+    path: str
+    line: int
+    name: str
+    code: str  # the statement's text on that line, stripped
+
+
+class _ViewNodeRequired(TypedDict):
+    id: str  # unique: a branch's nodes are prefixed by their branch id
+    name: str
+    # parameter, buffer, constant, user_input | op | user_output, buffer_mutation, ...
+    # (torch's OutputKind, lower case) | branch_input, branch_output
+    kind: str
+    op: str  # `aten.linear.default`, `cond`, `getitem`, `placeholder`, `output`
+    inputs: list[str]  # ids, in argument order
+    shape: str  # `[s0, 16]`, `([2, 3], [2])`, '' when not a tensor
+    dtype: str
+    module: list[str]  # nn_module_stack, outermost first: `blocks.0`, `blocks.0.attn`
+    branch: str | None  # the ViewBranch it belongs to
+
+
+class ViewNode(_ViewNodeRequired, total=False):
+    target: str  # an input's parameter/buffer name, an output's mutated buffer
+    path: str  # its site: the innermost user frame (in the exported file when there is one)
+    line: int
+    code: str
+    stack: list[ViewFrame]  # user frames, outermost first
+
+
+class ViewBranch(TypedDict):
+    """One subgraph of a higher-order op (cond's true/false graph, map's body, ...)."""
+
+    id: str
+    op: str  # the id of the higher-order op's node
+    name: str  # `true_graph_0`
+
+
+class _GraphViewRequired(TypedDict):
+    nodes: list[ViewNode]  # graph order (data order), branches after their op
+    branches: list[ViewBranch]
+    modules: dict[str, str]  # submodule path -> class name
+    total: int
+    truncated: bool  # more than graph_json.NODE_LIMIT nodes: the first ones only
+
+
+class GraphView(_GraphViewRequired, total=False):
+    """The exported program as a graph to draw (worker/graph_json.py)."""
+
+    error: str  # reading the graph failed: nodes is empty
+
+
 class _SummaryRequired(TypedDict):
     ops: int
     code: str  # the graph module's Python text
@@ -153,3 +206,4 @@ class _SummaryRequired(TypedDict):
 
 class ExportSummary(_SummaryRequired, total=False):
     weights: Weights
+    view: GraphView

@@ -11,6 +11,7 @@ import re
 import warnings
 from typing import Any
 
+from .graph_json import graph_view
 from .records import DynamicDim, ExportSummary, GraphFacts, GraphOp
 
 GRAPH_CODE_LIMIT = 256 * 1024
@@ -53,6 +54,7 @@ def summarize(program: Any, path: str, caught: list[warnings.WarningMessage]) ->
             for w in caught
         ],
         "facts": graph_facts(program, nodes, path),
+        "view": graph_view(program, path),
     }
 
 

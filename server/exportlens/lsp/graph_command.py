@@ -1,0 +1,53 @@
+"""`exportlens.graphView(uri, module)`: the structured graph the "ExportLens: Graph" panel draws.
+
+→ {module, uri, stale, results: [{mode, status, seconds, view}], findings}: one result per tracer,
+`view` the worker's records.GraphView (None when that export made no graph), `findings` the
+module's diagnostics (what the panel shows and links to when the export failed). Exports first
+when nothing is cached for the module, or only a result from before graph views were made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .app import ExportLensServer
+from .state import ModuleEntry
+
+GRAPH_VIEW = "exportlens.graphView"
+
+
+def register(server: ExportLensServer) -> None:
+    @server.command(GRAPH_VIEW)
+    async def graph_view(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+        state, doc = ls.file(uri), ls.document(uri)
+        entry = state.entries.get(module)
+        if entry is None or _lacks_view(entry):
+            target = next((t for t in doc.discovery.targets if t.name == module), None)
+            if target is None:
+                raise ValueError(f"no module {module!r} in {uri}")
+            if target.part_of is not None:  # a part is exported through its parent
+                raise ValueError(
+                    f"{module!r} is part of {target.part_of!r}: show the graph of {target.part_of!r}"
+                )
+            entry = await ls.scheduler.export_now(uri, target)
+        keys = doc.module_keys(ls.settings.results_key())
+        return {
+            "module": module,
+            "uri": uri,
+            "stale": entry is None or entry.key != keys.get(module),
+            "results": [
+                {
+                    "mode": r.mode,
+                    "status": r.status,
+                    "seconds": round(r.seconds, 3),
+                    "view": (r.graph or {}).get("view"),
+                }
+                for r in (entry.results if entry else [])
+            ],
+            "findings": [f.to_json() for f in entry.findings] if entry else [],
+        }
+
+
+def _lacks_view(entry: ModuleEntry) -> bool:
+    """Exported, but by a worker (or a stored result) from before graph views."""
+    return any(r.graph is not None and "view" not in r.graph for r in entry.results)
