@@ -134,12 +134,17 @@ def sizes_passing(expr: str, limit: int = 2048) -> list[int]:
 
 
 def splits(site_expr: str, factor: int) -> bool:
-    """The guard holds at multiples of `factor` and fails between them: it asks for the multiple."""
+    """The guard holds at multiples of `factor`, fails between them and repeats only every
+    `factor` sizes: it asks for the multiple, not for a divisor of it (an evenness guard)."""
     one = _SYMBOL.sub("s0", site_expr)
     base = factor * 8
     if not all(holds(one, {"s0": base * k}) is True for k in (1, 2)):
         return False
-    return any(holds(one, {"s0": base + j}) is False for j in range(1, factor))
+    pattern = [holds(one, {"s0": base + j}) for j in range(2 * factor)]
+    if False not in pattern[1:factor]:
+        return False
+    divisors = [d for d in range(1, factor) if factor % d == 0]
+    return not any(all(pattern[j] == pattern[j + d] for j in range(factor)) for d in divisors)
 
 
 def _eval(node: ast.expr, values: dict[str, int]) -> Any:

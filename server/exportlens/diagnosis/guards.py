@@ -33,16 +33,25 @@ def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
         # A divisibility guard (`Mod(s0, 8) == 0`): the line that splits the size into pieces.
         for site in sites:
             names = [name for names in (site.get("sources") or {}).values() for name in names]
-            if "Mod(" in str(site.get("expr")) and site.get("frames"):
+            expr = str(site.get("expr"))
+            # Only a guard that asks for the multiple itself: torch 2.10's max_pool2d records an
+            # evenness `Mod(s0 - 2, 2)` long before the skip connection that needs 16.
+            if "Mod(" in expr and site.get("frames") and splits(expr, int(kind.fix["multiple_of"])):
                 if not source or any(_same_source(source, name) for name in names):
                     return [f for f in site["frames"] if f.get("line")]
     if solver := str(kind.fix.get("solver_guard") or ""):
         # The solver rewrote the guard in its own variable: the equality sharing most of its numbers
-        # (the view's `512*... == 512`, not the pooling's `... == 1` before it).
+        # (the view's `512*... == 512`, not the pooling's `... == 1` before it); on a tie the one
+        # sharing the larger numbers (torch 2.10 also records the pooling's `Mod(..., 4)`).
         numbers = _numbers(solver)
         equalities = [s for s in sites if s.get("frames") and s.get("kind") in ("eq-const", "eq-sym")]
+
+        def shared(site: dict[str, Any]) -> tuple[int, int]:
+            common = numbers & _numbers(str(site.get("expr")))
+            return len(common), max((int(n) for n in common), default=0)
+
         if equalities:
-            site = max(equalities, key=lambda s: len(numbers & _numbers(str(s.get("expr")))))  # the first
+            site = max(equalities, key=shared)  # the first of the best
             kind.fix["site_guard"] = str(site.get("expr"))
             kind.fix["sources"] = [n for names in (site.get("sources") or {}).values() for n in names]
             return [f for f in site["frames"] if f.get("line")]
