@@ -84,11 +84,7 @@ class CorpusDifference:
     mode: str
     since: tuple[int, int]
     until: tuple[int, int]
-    truth: Refusal | str | None  # SAME: torch's verdict is 2.13's (only `fixed` differs)
-    fixed: tuple[str, ...] = ()  # aspects ExportLens misses on 2.13 (a known xfail) but not here
-
-
-SAME = "same"
+    truth: Refusal | None
 
 
 # torch 2.10's export hands the LSTM 4-D states ("For batched 3-D input, hx and cx should also be
@@ -136,10 +132,6 @@ CORPUS_DIFFERENCES = [
     CorpusDifference(
         "distributions-validate-at-run-time", "cleanrl:40", "non-strict", (2, 15), (2, 99), None
     ),
-    # 2.15 adds the guard that specialises `rows` at the loop itself: ExportLens finds that line.
-    CorpusDifference(
-        "where-a-loop-specialises", "cleanrl:43", "non-strict", (2, 15), (2, 99), SAME, fixed=("located",)
-    ),
     # dynamo stops earlier, at the `requires_grad_()` before 2.13's `torch.autograd.grad`.
     CorpusDifference(
         "real-code-corpus-on-210",
@@ -174,8 +166,6 @@ def versioned(export: Export, version: tuple[int, int]) -> Export:
     truth = {"non-strict": export.non_strict, "strict": export.strict}
     known = dict(export.known)
     for d in found:
-        if isinstance(d.truth, Refusal) or d.truth is None:
-            truth[d.mode] = d.truth
-            known = {k: v for k, v in known.items() if k[0] != d.mode}  # 2.13's misses: another verdict
-        known = {k: v for k, v in known.items() if k not in {(d.mode, aspect) for aspect in d.fixed}}
+        truth[d.mode] = d.truth
+        known = {k: v for k, v in known.items() if k[0] != d.mode}  # 2.13's misses: another verdict
     return replace(export, non_strict=truth["non-strict"], strict=truth["strict"], known=known)
