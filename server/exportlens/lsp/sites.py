@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from ..document import Document
-from ..job_building import import_roots
+from ..imports import imports_of, module_files
 
 SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
 MAX_FILES = 5000
@@ -76,20 +76,8 @@ class SiteIndex:
 def import_sources(tree: ast.Module, folder: Path, roots: list[str]) -> Exports:
     """For each name bound by `from M import Name`, the files M may be."""
     sources: Exports = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        parts = (node.module or "").split(".") if node.module else []
-        if node.level:
-            up = node.level - 2  # `from .m` is the site's folder, `from ..m` its parent, ...
-            bases = [folder.parents[up] if 0 <= up < len(folder.parents) else folder]
-        else:
-            bases = [folder, *(Path(r) for r in import_roots(roots))]
-        files = set()
-        for base in bases:
-            stem = base.joinpath(*parts)
-            files |= {str(stem.with_suffix(".py").resolve()), str((stem / "__init__.py").resolve())}
-        for alias in node.names:
-            if alias.asname is None:
-                sources.setdefault(alias.name, set()).update(files)
+    for imported in imports_of(tree, folder, roots):
+        files = {str(f.resolve()) for start in imported.starts for f in module_files(start, imported.parts)}
+        for name in imported.bound:
+            sources.setdefault(name, set()).update(files)
     return sources

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import json
@@ -15,7 +14,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..document import Document
-from ..job_building import import_roots
+from ..imports import loaded_files, parsed
 
 log = logging.getLogger("exportlens.persist")
 MAX_IMPORTED_FILES = 500  # a workspace file importing more than this is keyed by the first ones
@@ -78,17 +77,16 @@ def read_environment(exe: str, answer: str) -> Environment:
 
 def imported_files(doc: Document, roots: list[str]) -> list[str]:
     """The workspace files `doc` imports, directly or through each other (sorted)."""
-    bases = [Path(p) for p in import_roots(roots)]
     seen: set[str] = set()
     todo = [(doc.path, doc.tree if doc.syntax_error is None else None)]
     while todo and len(seen) < MAX_IMPORTED_FILES:
         path, tree = todo.pop()
         if tree is None:
             continue
-        for found in _resolve(tree, Path(path).parent, bases):
+        for found in loaded_files(tree, Path(path).parent, roots):
             if found not in seen and found != doc.path:
                 seen.add(found)
-                todo.append((found, _tree_of(found)))
+                todo.append((found, parsed(found)))
     return sorted(seen)
 
 
@@ -103,40 +101,6 @@ def context(doc: Document, roots: list[str], env: Environment, salt: tuple[objec
         except OSError:
             parts.append(path + "\0gone")
     return _digest(*parts)
-
-
-def _resolve(tree: ast.Module, folder: Path, bases: list[Path]) -> list[str]:
-    """Workspace files the imports of `tree` (a file in `folder`) load: modules and packages."""
-    names: list[tuple[list[Path], list[str]]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [([*bases, folder], a.name.split(".")) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            parts = node.module.split(".") if node.module else []
-            if node.level:  # `from .m` is the file's folder, `from ..m` its parent, ...
-                ups = [folder, *folder.parents]
-                starts = [ups[node.level - 1]] if node.level - 1 < len(ups) else []
-            else:
-                starts = [*bases, folder]
-            names.append((starts, parts))
-            names += [(starts, [*parts, a.name]) for a in node.names]  # `from pkg import module`
-    found: list[str] = []
-    for starts, parts in names:
-        for start in starts:
-            for depth in range(1, len(parts) + 1):  # `import a.b.c` runs a/__init__, a/b/__init__, ...
-                stem = start.joinpath(*parts[:depth])
-                for candidate in (stem.with_suffix(".py"), stem / "__init__.py"):
-                    if parts and candidate.is_file():
-                        found.append(str(candidate.resolve()))
-    return found
-
-
-def _tree_of(path: str) -> ast.Module | None:
-    try:
-        doc = Document.from_file(path)
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return None
-    return doc.tree if doc.syntax_error is None else None
 
 
 def _digest(*parts: str) -> str:

@@ -1,0 +1,87 @@
+"""Where a file's imports lead inside the workspace: the one resolver behind export sites
+(lsp/sites.py: which file a `from M import Net` names) and result keys (persist/fingerprint.py:
+which workspace files a module's results depend on)."""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .document import Document
+from .job_building import import_roots
+
+_PARSED_LIMIT = 2000  # files whose syntax trees are kept, keyed by their mtime and size
+_parsed: dict[str, tuple[tuple[int, int], ast.Module | None]] = {}
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One module an import statement names, and the folders its dotted name is looked up from."""
+
+    starts: tuple[Path, ...]
+    parts: tuple[str, ...]
+    bound: tuple[str, ...] = ()  # the names `from M import a, b` binds unaliased
+    names: tuple[str, ...] = ()  # every name after `from M import` (each may be a submodule)
+
+
+def imports_of(tree: ast.Module, folder: Path, roots: list[str]) -> Iterator[Imported]:
+    """The imports of `tree`, a file in `folder`, with a workspace root (or its src/) as the base
+    of absolute names and the file's folder too (a script run from its folder)."""
+    bases = (folder, *(Path(r) for r in import_roots(roots)))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (Imported(bases, tuple(a.name.split("."))) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # `from .m` is the file's folder, `from ..m` its parent, ...
+                ups = [folder, *folder.parents]
+                starts: tuple[Path, ...]
+                starts = (ups[node.level - 1],) if node.level - 1 < len(ups) else ()
+            else:
+                starts = bases
+            bound = tuple(a.name for a in node.names if a.asname is None)
+            names = tuple(a.name for a in node.names if a.name != "*")
+            yield Imported(starts, tuple(node.module.split(".")) if node.module else (), bound, names)
+
+
+def module_files(start: Path, parts: tuple[str, ...]) -> tuple[Path, Path]:
+    """The two files a dotted name may be below `start`: a module or a package."""
+    stem = start.joinpath(*parts)
+    return stem.with_suffix(".py"), stem / "__init__.py"
+
+
+def loaded_files(tree: ast.Module, folder: Path, roots: list[str]) -> list[str]:
+    """Workspace files the imports of `tree` run: `import a.b` runs a/__init__.py then a/b, and
+    `from pkg import name` may load pkg/name.py."""
+    found: list[str] = []
+    for imported in imports_of(tree, folder, roots):
+        chains = [imported.parts, *((*imported.parts, n) for n in imported.names)]
+        for start in imported.starts:
+            for parts in chains:
+                for depth in range(1, len(parts) + 1):
+                    found += (str(f.resolve()) for f in module_files(start, parts[:depth]) if f.is_file())
+    return found
+
+
+def parsed(path: str) -> ast.Module | None:
+    """The syntax tree of a workspace file on disk (None: unreadable or not Python), parsed again
+    only when the file changed."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    kept = _parsed.get(path)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
+    try:
+        doc = Document.from_file(path)
+        tree = doc.tree if doc.syntax_error is None else None
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        tree = None
+    if len(_parsed) >= _PARSED_LIMIT:
+        _parsed.pop(next(iter(_parsed)))
+    _parsed[path] = (stamp, tree)
+    return tree
