@@ -9,6 +9,7 @@ from pathlib import Path
 
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
+from exportlens.engine.process import WorkerProcess
 from tests.conftest import check, line_of, only
 from tests.procs import alive, descendants, leftovers
 
@@ -328,7 +329,14 @@ async def test_no_spare_when_switched_off(write, monkeypatch) -> None:
         assert [m.status for m in (await check(engine, write("unspared.py", CLEAN))).modules] == ["exported"]
         worker = await engine.worker()
         assert worker.pid is not None
-        await asyncio.sleep(1.0)  # a spare would have been forked at once
+        # a spare would have been forked once the deferred warm-up is done and the worker quiet
+        await asyncio.wait_for(until_warm(worker), 180)
+        await asyncio.sleep(1.0)
         assert await leftovers(worker.pid) == [] and descendants(worker.pid, spares=True) == []
     finally:
         await engine.close()
+
+
+async def until_warm(worker: WorkerProcess) -> None:
+    while not worker.warm:
+        await asyncio.sleep(0.05)

@@ -24,6 +24,7 @@ class EngineOptions:
     timeout: float = 30.0
     memory_mb: int | None = None
     parallel: int = 2
+    spares: bool = True  # a warm spare child for the next job (the editor's; the CLI needs none)
 
 
 class Engine:
@@ -59,7 +60,7 @@ class Engine:
         if self._worker is not None:
             self.restarts += 1
             await self._worker.kill()
-        worker = WorkerProcess(self.options.python, self.options.parallel)
+        worker = WorkerProcess(self.options.python, self.options.parallel, self.options.spares)
         await worker.start()
         self._worker = worker
         return worker

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from ..worker import protocol
 from ..worker.boot import BOOT
+from ..worker.spare import FORKED_LINE
+from ..worker.warmup import WARM_LINE
 
 log = logging.getLogger("exportlens.worker")
 
@@ -66,9 +68,13 @@ class WorkerError(RuntimeError):
 
 
 class WorkerProcess:
-    def __init__(self, python: str | None = None, parallel: int = 2) -> None:
+    def __init__(self, python: str | None = None, parallel: int = 2, spares: bool = True) -> None:
         self.python = python or sys.executable
         self.parallel = parallel
+        self.spares = spares  # False: the worker forks no spare child (the CLI: one child per job)
+        # What the worker says on stderr about itself: its deferred warm-up is done, spares forked.
+        self.warm = False
+        self.spares_forked = 0
         self.info: protocol.ReadyEvent | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._pending: dict[int, asyncio.Future[protocol.JobAnswer]] = {}
@@ -90,6 +96,8 @@ class WorkerProcess:
 
     async def start(self) -> protocol.ReadyEvent:
         env = dict(os.environ, EXPORTLENS_PARALLEL=str(self.parallel), PYTHONUNBUFFERED="1")
+        if not self.spares:
+            env["EXPORTLENS_SPARE"] = "0"
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 self.python,
@@ -172,6 +180,10 @@ class WorkerProcess:
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
             text = line.decode("utf-8", errors="replace").rstrip()
+            if text.startswith(WARM_LINE):
+                self.warm = True
+            elif text == FORKED_LINE:
+                self.spares_forked += 1
             self._stderr_tail.append(text)
             log.debug("%s", text)
 

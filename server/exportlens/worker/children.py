@@ -1,12 +1,43 @@
-"""Starting and ending a job's child process: fork or spawn, kill its group, read its end."""
+"""A job's child process: what the worker knows of it, fork or spawn, kill its group, read its end."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+from dataclasses import dataclass, field
+from typing import Literal
 
 from . import protocol
+
+OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
+
+
+@dataclass
+class Running:
+    job: protocol.JobMessage
+    pid: int
+    result_fd: int
+    output_fd: int
+    started: float
+    deadline: float
+    result: bytearray = field(default_factory=bytearray)
+    output: bytearray = field(default_factory=bytearray)
+    output_dropped: int = 0
+    killed: Literal["timeout", "cancelled"] | None = None  # when we killed it
+    exit_status: int | None = None  # set once reaped
+    open_fds: set[int] = field(default_factory=set)
+
+    @staticmethod
+    def began(job: protocol.JobMessage, pid: int, result_fd: int, output_fd: int, started: float) -> Running:
+        """A child that has its job from `started` on: its deadline counts from then."""
+        run = Running(job, pid, result_fd, output_fd, started, started + float(job["timeout"] or 30))
+        run.open_fds = {result_fd, output_fd}
+        return run
+
+    def answered(self) -> bool:
+        """The child's final result line is complete (early reports are consumed as they come)."""
+        return self.result.endswith(b"\n")
 
 
 def can_fork() -> bool:
@@ -55,3 +86,13 @@ def describe_status(status: int) -> protocol.ExitInfo:
         sig = os.WTERMSIG(status)
         return {"signal": signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)}
     return {"code": os.WEXITSTATUS(status)}
+
+
+def child_exited(run: Running) -> bool:
+    if run.exit_status is not None:
+        return True
+    pid, status = os.waitpid(run.pid, os.WNOHANG)
+    if pid == 0:
+        return False
+    run.exit_status = status
+    return True

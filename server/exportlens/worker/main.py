@@ -1,9 +1,11 @@
-"""The long-lived worker: imports torch once, warms it up, forks a child per job.
+"""The long-lived worker: imports torch once, forks a child per job, warms up between jobs.
 
 It never runs user code itself, so it stays healthy whatever a job does.  One
 single-threaded select loop reads jobs from stdin, drains each child's output
 and result pipes, enforces timeouts and reaps children: no threads, so forking
-is safe.  When idle it keeps one warm spare child for the next job (spare.py).
+is safe.  It is ready once torch is imported: the first job forks at once, and the warm-up
+(warmup.py) runs a step at a time while nothing runs, or while jobs wait anyway.  Once warm and
+quiet it keeps one warm spare child for the next job (spare.py).
 A child's early reports are passed on as they come; its final answer is sent
 as soon as it is complete, and the child is killed and reaped after, never
 waited for.  Protocol messages go to a private duplicate of fd 1; fd 1 itself
@@ -12,47 +14,25 @@ is pointed at stderr so nothing else can corrupt the stream.
 
 from __future__ import annotations
 
+import gc
 import os
 import select
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import Literal
 
 from . import protocol
-from .children import can_fork, describe_status, kill_group, spawn_child
+from .children import (
+    OUTPUT_KEEP,
+    Running,
+    can_fork,
+    child_exited,
+    describe_status,
+    kill_group,
+    spawn_child,
+)
 from .isolation import become_subreaper, die_with_parent, sweep_strays
-from .spare import Spares
-from .warmup import prepare_for_forking, torch_origin, warm_up
-
-OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
-
-
-@dataclass
-class Running:
-    job: protocol.JobMessage
-    pid: int
-    result_fd: int
-    output_fd: int
-    started: float
-    deadline: float
-    result: bytearray = field(default_factory=bytearray)
-    output: bytearray = field(default_factory=bytearray)
-    output_dropped: int = 0
-    killed: Literal["timeout", "cancelled"] | None = None  # when we killed it
-    exit_status: int | None = None  # set once reaped
-    open_fds: set[int] = field(default_factory=set)
-
-    @staticmethod
-    def began(job: protocol.JobMessage, pid: int, result_fd: int, output_fd: int, started: float) -> Running:
-        """A child that has its job from `started` on: its deadline counts from then."""
-        run = Running(job, pid, result_fd, output_fd, started, started + float(job["timeout"] or 30))
-        run.open_fds = {result_fd, output_fd}
-        return run
-
-    def answered(self) -> bool:
-        """The child's final result line is complete (early reports are consumed as they come)."""
-        return self.result.endswith(b"\n")
+from .spare import QUIET, Spares
+from .warmup import WarmUp, prepare_for_forking, torch_origin
 
 
 class Worker:
@@ -66,6 +46,8 @@ class Worker:
         # A child forked and warmed ahead of the next job (spare.py): fork start only.
         enabled = can_fork() and os.environ.get("EXPORTLENS_SPARE", "1") != "0"
         self.spares = Spares(proto_fd, enabled, self.reaping)
+        self.warmup: WarmUp | None = None  # set once torch is imported
+        self.last_job = time.monotonic()  # when the last job came: spares wait for a quiet spell
 
     # -- messages -----------------------------------------------------------
     def send(self, message: protocol.FromWorker) -> None:
@@ -79,6 +61,7 @@ class Worker:
             return
         if message["op"] == "job":
             self.queue.append(message["job"])
+            self.last_job = time.monotonic()
         elif message["op"] == "cancel":
             self.cancel(message["id"])
 
@@ -216,12 +199,22 @@ class Worker:
             sweep_strays({run.pid for run in self.running.values()} | self.spares.pids())
             self.reap()
             self.start_next()
-            self.spares.keep(idle=not self.running and not self.queue)
+            warmed = self.warm_a_little()
+            spare_in = None
+            if not warmed and self.warmup is not None and self.warmup.done:
+                quiet_for = time.monotonic() - self.last_job
+                spare_in = self.spares.keep(not self.running and not self.queue, quiet_for)
             fds = ([0] if stdin_open else []) + self.spares.fds()
             for run in self.running.values():
                 fds += list(run.open_fds)
             now = time.monotonic()
             soon = [0.05] if self.reaping else []  # killed children: reap them promptly
+            if warmed:
+                soon.append(0.0)  # a job may have come meanwhile
+            elif spare_in is not None:
+                soon.append(spare_in)
+            elif self.warmup is not None and not self.warmup.done and not self.running:
+                soon.append(QUIET - (now - self.last_job))  # the next warm-up step
             wait = min([r.deadline - now for r in self.running.values()] + [1.0] + soon)
             ready = select.select(fds, [], [], max(wait, 0.0))[0]
             self.spares.on_ready(ready)
@@ -256,15 +249,17 @@ class Worker:
         self.spares.drop()
         self.reap(wait=1.0)  # what it killed is gone by the time the engine sees it exit
 
-
-def child_exited(run: Running) -> bool:
-    if run.exit_status is not None:
+    def warm_a_little(self) -> bool:
+        """One warm-up step when jobs are queued anyway (the CLI's many files), or when nothing
+        runs and no job came for `QUIET` s (a job's reports, or a job sent just after "ready",
+        would wait for the step): True if one ran."""
+        if self.warmup is None or self.warmup.done:
+            return False
+        quiet = not self.running and time.monotonic() - self.last_job >= QUIET
+        if not (self.queue or quiet):
+            return False
+        self.warmup.step()
         return True
-    pid, status = os.waitpid(run.pid, os.WNOHANG)
-    if pid == 0:
-        return False
-    run.exit_status = status
-    return True
 
 
 def main() -> None:
@@ -273,12 +268,15 @@ def main() -> None:
     proto_fd = os.dup(1)
     os.dup2(2, 1)  # stray prints in this process go to stderr, never to the protocol
     started = time.monotonic()
+    gc.disable()  # until prepare_for_forking: the imports make millions of objects, no garbage
     worker = Worker(proto_fd, max_parallel=int(os.environ.get("EXPORTLENS_PARALLEL", "2")))
     try:
         import torch
 
-        warm_up()
         prepare_for_forking()
+        torch.export.export  # noqa: B018 - a torch without it cannot be used: fatal now, not per job
+        worker.warmup = WarmUp()
+        worker.last_job = time.monotonic()  # a first job is sent the moment it is ready
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, not raised
         torch_version = getattr(sys.modules.get("torch"), "__version__", None)  # for "too old"
         worker.send(

@@ -8,6 +8,12 @@ warm, and blocks until it is handed a job.  It has run no user code, so it is as
 fresh fork, and it runs one job and exits like one.  A spare that is still warming when a job
 comes is dropped (finishing its warm-up would only delay the job); one that does not take its
 job (killed meanwhile) is replaced by a fresh fork, so the job never sees it.
+
+A spare is forked only after a quiet interval with no new job (`QUIET`): while the user types,
+every job supersedes the last, and a spare forked between two of them would be dropped or
+barely warm, CPU taken from the job that matters.  None before the worker's warm-up is done
+(a spare forked from a cold worker would warm only itself), and none in the CLI (the engine
+switches them off: one child per job is all it needs).
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ from .isolation import die_with_parent, set_process_name
 # it from a process a job left behind.  It takes its old name back when it gets a job.
 IDLE_NAME = "exportlens-idle"
 TAKE_WAIT = 2.0  # seconds a warm spare has to confirm it has read its job
+QUIET = 0.4  # seconds without a new job before a spare is forked
+# Said on stderr at each spare's fork (the engine counts them: WorkerProcess.spares_forked).
+FORKED_LINE = "exportlens worker: spare forked"
 
 
 @dataclass
@@ -55,9 +64,16 @@ class Spares:
         """What to watch: a warming spare's signal."""
         return [self.spare.signal_r] if self.spare and not self.spare.warm else []
 
-    def keep(self, idle: bool) -> None:
-        if self.enabled and idle and self.spare is None:
-            self.spare = _fork(self.proto_fd)
+    def keep(self, idle: bool, quiet_for: float) -> float | None:
+        """Fork a spare if the worker is idle and has been sent no job for `QUIET` seconds;
+        else the seconds until it may (None: not while it is busy, or has one)."""
+        if not self.enabled or not idle or self.spare is not None:
+            return None
+        if quiet_for < QUIET:
+            return QUIET - quiet_for
+        self.spare = _fork(self.proto_fd)
+        print(FORKED_LINE, file=sys.stderr, flush=True)
+        return None
 
     def on_ready(self, ready: list[int]) -> None:
         spare = self.spare

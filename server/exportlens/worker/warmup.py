@@ -1,21 +1,74 @@
-"""Pay torch's first-use costs once, in the worker, before any job forks.
+"""Pay torch's first-use costs once, in the worker, so that every job forked after is warm.
 
 Every job is a child forked from the worker, so whatever the worker has
 already initialised (dynamo, fake tensors, symbolic shapes, the decompositions
 and kernels of common layers, the error paths) is warm in every child.  Only
 tiny tensors and one thread: a forked child hangs if the parent ever started
 OpenMP's thread pool.
+
+The warm-up (~8 s on 2 cores) is not paid before the first job: the worker says it is ready
+once torch is imported, the first job runs in a cold child (it pays its own first-use costs,
+seconds less than the whole warm-up), and `WarmUp` runs the steps one at a time between jobs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
+import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 from .torch_state import leaves_no_trace
 
+# Said on stderr when the last step is done (the engine counts it: WorkerProcess.warm).
+WARM_LINE = "exportlens worker: warm-up done"
+
+
+class WarmUp:
+    """The warm-up's steps still to run; the worker runs one whenever it would otherwise wait."""
+
+    def __init__(self) -> None:
+        self.pending = steps()
+        self.seconds = 0.0
+
+    @property
+    def done(self) -> bool:
+        return not self.pending
+
+    def step(self) -> None:
+        started = time.monotonic()
+        with contextlib.suppress(Exception):  # an optimisation only: a job pays what is left
+            run_step(self.pending.pop(0))
+        self.seconds += time.monotonic() - started
+        if self.done:
+            freeze()
+            print(f"{WARM_LINE} in {self.seconds:.2f} s", file=sys.stderr, flush=True)
+
 
 def warm_up() -> None:
+    """Every step at once (the warm-up state test)."""
+    for step in steps():
+        run_step(step)
+
+
+def run_step(step: Callable[[], None]) -> None:
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        # Every job inherits what the warm-up leaves in torch: it must leave nothing (torch 2.10's
+        # failed non-strict export keeps a global hook that refuses later strict exports).
+        with leaves_no_trace():
+            step()
+    finally:
+        torch.set_num_threads(threads)
+
+
+def steps() -> list[Callable[[], None]]:
+    """One export each, cheapest first: non-strict (what most jobs use), then strict (dynamo)."""
     import torch
     from torch import nn
     from torch.export import Dim
@@ -47,20 +100,16 @@ def warm_up() -> None:
                 return x
             return -x
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        # Every job inherits what the warm-up leaves in torch: it must leave nothing (torch 2.10's
-        # failed non-strict export keeps a global hook that refuses later strict exports).
-        with leaves_no_trace():
-            tokens = torch.randint(0, 10, (2, 4))
-            batch = Dim("batch", min=2, max=64)
-            for strict in (False, True):
-                export(Tiny().eval(), (tokens,), strict=strict, dynamic_shapes={"tokens": {0: batch}})
-                with contextlib.suppress(Exception):
-                    export(Branchy(), (torch.ones(2),), strict=strict)
-    finally:
-        torch.set_num_threads(threads)
+    def tiny(strict: bool) -> None:
+        tokens = torch.randint(0, 10, (2, 4))
+        batch = Dim("batch", min=2, max=64)
+        export(Tiny().eval(), (tokens,), strict=strict, dynamic_shapes={"tokens": {0: batch}})
+
+    def branchy(strict: bool) -> None:
+        with contextlib.suppress(Exception):
+            export(Branchy(), (torch.ones(2),), strict=strict)
+
+    return [lambda: tiny(False), lambda: branchy(False), lambda: tiny(True), lambda: branchy(True)]
 
 
 def export(module: Any, args: tuple[Any, ...], **kwargs: Any) -> Any:
@@ -70,11 +119,21 @@ def export(module: Any, args: tuple[Any, ...], **kwargs: Any) -> Any:
 
 
 def prepare_for_forking() -> None:
-    """Make each fork cheap: children inherit what is imported and touch little memory."""
-    import gc
+    """Make each fork cheap: children inherit what is imported and touch little memory.
+
+    What every export imports (torch.export pulls in dynamo, sympy, fake tensors, AOT autograd:
+    as long as `import torch` itself) is imported here, before the worker says it is ready, so
+    a job forked before the warm-up is done does not import it again, nor does the warm-up."""
+    import torch._functorch.aot_autograd
+    import torch.export._trace  # noqa: F401
 
     from . import allfailures, child, failure, inputs, loader, sizing, summary  # noqa: F401
 
+    freeze()
+    gc.enable()  # main() turns it off for the imports: ~20% of their CPU is collections of nothing
+
+
+def freeze() -> None:
     gc.collect()
     # Frozen objects are never scanned by the collector, so a child's garbage
     # collections do not write to (and copy) every page of the inherited heap.
