@@ -106,7 +106,9 @@ def python_files(paths: list[str]) -> list[Path]:
 
 
 async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
-    engine = Engine(EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit))
+    engine = Engine(  # no spare child: the CLI's jobs come all at once, one child each
+        EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit, spares=False)
+    )
     options = CheckOptions(
         mode=args.mode,
         roots=[os.getcwd()],
