@@ -14,6 +14,7 @@ import pytest
 from exportlens.diagnosis import DiagnosisContext, diagnose
 from exportlens.document import Document
 from exportlens.findings import Range
+from tests.diagnosis.recorded import at_path
 from tests.paths import DATA
 
 DATA = DATA
@@ -22,28 +23,18 @@ RECORDS = json.loads((DATA / "torch222_records.json").read_text(encoding="utf-8"
 ANCHOR = Range.of(0, 0, 0, 6)
 
 
-def _fill(value: Any) -> Any:
-    """Point the recorded paths at the seed file."""
-    if isinstance(value, str):
-        return value.replace("{path}", str(SEED))
-    if isinstance(value, list):
-        return [_fill(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _fill(v) for k, v in value.items()}
-    return value
+def _context(module: str, mode: str = "non-strict") -> DiagnosisContext:
+    source = SEED.read_text(encoding="utf-8")
+    return DiagnosisContext(
+        document=Document(str(SEED), source), module=module, mode=mode, anchor=ANCHOR, roots=[str(DATA)]
+    )
 
 
 @pytest.mark.parametrize("case", RECORDS, ids=[c["name"] for c in RECORDS])
 def test_recorded_text_maps_to_code(case: dict[str, Any]) -> None:
     source = SEED.read_text(encoding="utf-8")
-    ctx = DiagnosisContext(
-        document=Document(str(SEED), source),
-        module=case["module"],
-        mode=case["mode"],
-        anchor=ANCHOR,
-        roots=[str(DATA)],
-    )
-    (finding,) = diagnose(_fill(case["record"]), ctx)
+    ctx = _context(case["module"], case["mode"])
+    (finding,) = diagnose(at_path(case["record"], SEED), ctx)
     assert finding.code == case["code"]
     assert finding.severity == "error"
     assert finding.path == str(SEED)
@@ -58,15 +49,8 @@ def test_recorded_text_maps_to_code(case: dict[str, Any]) -> None:
 
 def test_more_records_map_once_per_culprit() -> None:
     """`record["more"]` (other failures of the module) adds findings, duplicates collapse."""
-    source = SEED.read_text(encoding="utf-8")
-    ctx = DiagnosisContext(
-        document=Document(str(SEED), source),
-        module="Guarded",
-        mode="non-strict",
-        anchor=ANCHOR,
-        roots=[str(DATA)],
-    )
-    first = _fill(RECORDS[2]["record"])
+    ctx = _context("Guarded")
+    first = at_path(RECORDS[2]["record"], SEED)
     other = {
         "stage": "export",
         "strict": False,
@@ -86,14 +70,7 @@ def test_more_records_map_once_per_culprit() -> None:
 
 def test_real_tensor_propagation_records() -> None:
     """Records found by the worker's second look carry draft_export's failure type, not an exception."""
-    source = SEED.read_text(encoding="utf-8")
-    ctx = DiagnosisContext(
-        document=Document(str(SEED), source),
-        module="Sin",
-        mode="non-strict",
-        anchor=ANCHOR,
-        roots=[str(DATA)],
-    )
+    ctx = _context("Sin")
     frame = {"path": str(SEED), "line": 22, "end_line": 22, "col": 15, "end_col": 27, "name": "forward"}
     record = {
         "stage": "export",

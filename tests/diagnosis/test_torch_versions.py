@@ -19,6 +19,7 @@ from exportlens.document import Document
 from exportlens.engine import Engine
 from exportlens.findings import FileResult, Finding, Range
 from tests.conftest import check
+from tests.diagnosis.recorded import at_path
 from tests.paths import ROOT
 from tests.torch_versions import CORPUS_DIFFERENCES, DIFFERENCES, Expected, expected_for, version_of
 
@@ -165,16 +166,6 @@ def test_every_difference_is_documented() -> None:
 RECORDS = json.loads((ROOT / "tests" / "data" / "torch_versions_records.json").read_text(encoding="utf-8"))
 
 
-def _fill(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.replace("{path}", str(CASES))
-    if isinstance(value, list):
-        return [_fill(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _fill(v) for k, v in value.items()}
-    return value
-
-
 @pytest.mark.parametrize("case", RECORDS, ids=[c["name"] for c in RECORDS])
 def test_recorded_failure_without_the_structured_fields(case: dict[str, Any]) -> None:
     """Real 2.10 / 2.15 records with the fields the worker adds taken out: the text fallback alone
@@ -184,6 +175,6 @@ def test_recorded_failure_without_the_structured_fields(case: dict[str, Any]) ->
     ctx = DiagnosisContext(
         Document(str(CASES), source), case["module"], case["mode"], anchor, roots=[str(CASES.parent)]
     )
-    (finding,) = diagnose(_fill(case["record"]), ctx)
+    (finding,) = diagnose(at_path(case["record"], CASES), ctx)
     line = next(i for i, text in enumerate(source.splitlines()) if case["line"] in text)
     assert (finding.code, finding.range.start.line) == (case["code"], line), finding.message
