@@ -22,6 +22,7 @@ from .guessed import soften_guessed
 from .job_building import MODES, CheckOptions, make_job, tracers
 from .merge import merge_tracers
 from .outcomes import outcome_findings
+from .parts import part_findings, recorded_parts, with_parents
 from .static_findings import anchor_range, encoding_finding, read_findings
 
 __all__ = ["MODES", "CheckOptions", "EarlyReport", "check_document", "check_file", "tracers"]
@@ -71,6 +72,7 @@ async def check_document(
         result.diagnostics += read_findings(doc)
         return result
     targets = [t for t in found.targets if only is None or t.name in only]
+    targets = with_parents(targets, found.targets)  # a part's inputs are recorded by its parent
     jobs = [
         (target, strict)
         for target in targets
@@ -85,7 +87,8 @@ async def check_document(
             mode="strict" if outcome.strict else "non-strict",
             anchor=anchor_range(doc.source_text, target),
             roots=options.roots,
-            inputs=target.inputs_kind,
+            # a part fed what it received is the module its parent was built as: the parent's kind
+            inputs=str(target.inputs.get("parent", target.inputs)["kind"]),
         )
 
     def relay(target: Target) -> Callable[[JobOutcome], None] | None:
@@ -97,25 +100,42 @@ async def check_document(
             soften_guessed(outcome_diagnostics(outcome, context(target, outcome)), target),
         )
 
-    outcomes = await asyncio.gather(
-        *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in jobs)
+    outcomes = list(
+        await asyncio.gather(
+            *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in jobs)
+        )
     )
+    # Then each part its parent recorded inputs for, alone with them (parts.py).
+    parts = recorded_parts(
+        targets, [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)]
+    )
+    part_jobs = [(p.target, strict) for p in parts.values() for strict in tracers(options.mode)]
+    outcomes += await asyncio.gather(
+        *(engine.run(make_job(doc, target, strict, options)) for target, strict in part_jobs)
+    )
+    jobs += part_jobs
     names = {t.name for t in targets}
     result.diagnostics += [f for f in read_findings(doc) if f.module in names]
     for target in targets:
-        if target.part_of is not None or target.inputs_kind == "none":
-            # a part is checked by its parent's export, with the inputs it really gets
+        if target.name not in parts and (target.part_of is not None or target.inputs_kind == "none"):
+            # a part its parent did not record inputs for is checked by its parent's export only
             result.modules.append(_module_result(target, None, "skipped", options.mode))
     by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
         result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
         by_target.setdefault(target.name, []).append((outcome, context(target, outcome)))
-    by_name = {target.name: target for target in targets}
-    for name, runs in by_target.items():
+    by_name = {target.name: target for target in targets} | {n: p.target for n, p in parts.items()}
+    said: dict[str, list[Finding]] = {}
+    for name, runs in by_target.items():  # parents first: a part's findings are weighed against theirs
         findings = [finding for outcome, ctx in runs for finding in outcome_diagnostics(outcome, ctx)]
         if len(runs) > 1:
             findings = merge_tracers(findings, {ctx.mode: o.status == "exported" for o, ctx in runs})
-        result.diagnostics.extend(soften_guessed(findings, by_name[name]))
+        if name in parts:
+            parent = parts[name].parent
+            exported = {ctx.mode for o, ctx in by_target.get(parent, []) if o.status == "exported"}
+            findings = part_findings(findings, parts[name], said.get(parent, []), exported)
+        said[name] = soften_guessed(findings, by_name[name])
+        result.diagnostics.extend(said[name])
     result.diagnostics = once_per_file(result.diagnostics)
     result.modules.sort(key=lambda m: m.line)
     result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from .codes import registered
 
 Severity = Literal["error", "warning", "information", "hint"]
-InputsKind = Literal["export-call", "example-inputs", "inferred", "none"]
+InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "none"]
 Status = Literal["exported", "failed", "skipped", "crashed", "timeout", "cancelled"]
 Mode = Literal["non-strict", "strict", "both"]
 

@@ -56,13 +56,18 @@ BLOCK = """
 """
 
 
-async def test_a_part_gets_no_finding_of_its_own_and_a_guess_no_error(engine: Engine, write) -> None:
+async def test_a_part_is_checked_on_its_real_inputs_and_a_guess_gives_no_error(engine: Engine, write) -> None:
     path = write("gpt_block.py", BLOCK)
     result = await check(engine, path)
     assert [f for f in result.diagnostics if f.severity == "error"] == []
     by_name = {m.name: m for m in result.modules}
     assert by_name["Block"].status == "exported"
-    assert by_name["SelfAttention"].status == "skipped"  # no job of its own: Block's export covers it
+    # checked alone with what Block gives it (a 3-D tensor: it gets through its `view`s), not a guess
+    attention = by_name["SelfAttention"]
+    assert (attention.status, attention.inputs) == ("exported", "recorded")
+    assert attention.graph is not None
+    ops = attention.graph["lines"][path][str(line_of(path, "q = q.view(B, T,") + 1)]
+    assert "aten.view.default" in ops
     assert not any(f.module == "SelfAttention" for f in result.diagnostics)
     # Unused is checked on a guess (a 2-D tensor): that it fails there is information, not an error
     (guess,) = [f for f in result.diagnostics if f.module == "Unused"]
@@ -82,3 +87,5 @@ async def test_a_failure_inside_a_part_is_found_through_its_parent(engine: Engin
     assert [(f.code, f.module, f.range.start.line) for f in errors] == [
         ("data-dependent-branch", "Block", line_of(path, "if x.sum() > 0:"))
     ]
+    # the part's own check (on what Block gives it) fails there too: said once, by Block
+    assert {m.name: m.status for m in result.modules}["SelfAttention"] == "failed"

@@ -82,7 +82,36 @@ INPUTS: dict[str, protocol.InputsSpec] = {
     "export-call": {"kind": "export-call", "call": [12, 4], "prelude": [[10, 4], [11, 4]], "line": 11},
     "example-inputs": {"kind": "example-inputs", "class": "Net", "method": "example_inputs"},
     "inferred": {"kind": "inferred", "class": "Net", "expr": "(torch.randn(2, 16),)"},
+    "recorded": {
+        "kind": "recorded",
+        "class": "Attention",
+        "parent": {"kind": "export-call", "call": [12, 4], "prelude": [], "line": 11},
+        "module": "blocks.0.attn",
+        "args": [{"tensor": {"shape": [3, 5, 16], "dtype": "float32", "dims": ["batch", None, None]}}],
+        "kwargs": {
+            "mask": {"value": None},
+            "pos": {"tensor": {"shape": [5], "dtype": "int64", "dims": [None], "low": 0, "high": 4}},
+        },
+        "dims": {"batch": {"name": "batch", "hint": "dim", "size": 3, "min": 2, "max": None}},
+    },
 }
+PARTS: list[protocol.PartInputs] = [
+    {
+        "class": "Attention",
+        "module": "blocks.0.attn",
+        "args": [{"tuple": [{"tensor": {"shape": [3], "dtype": "bool", "dims": ["auto0"]}}, {"value": 2}]}],
+        "kwargs": {"extra": {"dict": [["k", {"list": [{"value": 1.5}]}]]}},
+        "dims": {"auto0": {"name": "auto0", "hint": "auto", "size": 3, "min": None, "max": None}},
+    },
+    {
+        "class": "Head",
+        "module": "head",
+        "args": [],
+        "kwargs": {},
+        "dims": {},
+        "unsupported": "a Foo argument",
+    },
+]
 
 
 def job(inputs: protocol.InputsSpec, verify: protocol.VerifySpec | None = None) -> protocol.JobMessage:
@@ -118,7 +147,7 @@ ANSWERS: list[protocol.JobAnswer] = [
         "timings": {"load": 0.01, "fork": 0.002},
         "summary": SUMMARY,
     },
-    {"status": "exported", "saved": "/w/Net.pt2", "summary": SUMMARY},
+    {"status": "exported", "saved": "/w/Net.pt2", "summary": SUMMARY, "parts": PARTS},
     {"status": "failed", "strict": False, "failure": RECORD, "output": "printed\n", "output_dropped": 0},
     {
         "status": "exported",
@@ -135,6 +164,7 @@ ANSWERS: list[protocol.JobAnswer] = [
     {"status": "crashed", "exit": {"code": 7}},
     {"status": "timeout", "seconds": 30.0},
     {"status": "cancelled", "seconds": 0.0},
+    {"status": "failed", "failure": RECORD, "parts": PARTS[:1]},  # what a part received, on failure too
 ]
 TO_WORKER: list[protocol.ToWorker] = [
     *({"op": "job", "job": job(spec)} for spec in INPUTS.values()),
@@ -222,6 +252,24 @@ def test_nested_errors_name_the_place() -> None:
         protocol.decode_from_worker(line)
     with pytest.raises(protocol.ProtocolError, match=re.escape("message.answer.status is 'done'")):
         protocol.decode_from_worker(b'{"event": "result", "id": 1, "answer": {"status": "done"}}')
+
+
+def test_a_recorded_part_is_built_from_a_parent_with_real_inputs_only() -> None:
+    guessed_parent = dict(INPUTS["recorded"], parent=INPUTS["inferred"])
+    with pytest.raises(
+        protocol.ProtocolError,
+        match=re.escape(
+            "message.target.inputs.parent.kind is 'inferred', not one of 'export-call', 'example-inputs'"
+        ),
+    ):
+        protocol.decode_job(protocol.encode(job(guessed_parent)))  # type: ignore[arg-type]
+    line = protocol.encode(
+        {"event": "result", "id": 1, "answer": {"status": "exported", "parts": [{"class": "A"}]}}
+    )
+    with pytest.raises(
+        protocol.ProtocolError, match=re.escape("message.answer.parts[0] (PartInputs) lacks args")
+    ):
+        protocol.decode_from_worker(line)
 
 
 def test_the_engine_checks_a_job_before_sending_it_and_reads_the_answer_typed() -> None:

@@ -106,6 +106,16 @@ CODES: dict[str, Code] = {
             library=True,
         ),
         _c(
+            "recorded-inputs-failed",
+            "a part checked alone, on the inputs its parent gives it, fails where the export of the "
+            "parent (which holds it) does not",
+            "nothing for the parent's export; to export the part on its own, give it real inputs: an "
+            "`example_inputs(self)` method, or a `torch.export.export(...)` call",
+            severity="information",
+            tracer="both",
+            library=True,
+        ),
+        _c(
             "not-a-module",
             "what was built for the check is no `torch.nn.Module`, so it was skipped",
             "nothing, unless it is a model: then derive it from `torch.nn.Module`",

@@ -2,7 +2,8 @@
 
 A module's key hashes the file's text with the *other* module classes blanked
 out (same number of lines, so line numbers stay put), except the classes it is
-built from.  So the key covers the class itself, the imports, helpers,
+built from (and, for a part of another module, that module's: it is checked with the inputs
+that module gives it).  So the key covers the class itself, the imports, helpers,
 constants and the export call, and editing one module leaves the others'
 results in place.  Changing the number of lines of a class above another one
 moves that one's lines, and re-exports it: cached findings never point at the
@@ -29,8 +30,12 @@ def module_keys(source: str, found: Discovery, salt: tuple[Any, ...]) -> dict[st
     lines = SourceText(source).lines  # Python's lines, as the ast counts them
     spans = {t.class_name: class_span(t.node) for t in found.targets if t.class_name}
     keys: dict[str, str] = {}
+    parents = {t.name: t for t in found.targets}
     for target in found.targets:
         keep = {target.class_name, *target.uses}
+        parent = parents.get(target.part_of or "")
+        if parent is not None:  # a part is checked with the inputs its parent gives it
+            keep |= {parent.class_name, *parent.uses}
         masked = list(lines)
         for name, (first, last) in spans.items():
             if name not in keep:

@@ -3,7 +3,8 @@
 - forced (open, save, the re-check command): every module;
 - otherwise the modules whose result key changed (cache.py), or that have no result yet;
 - a module checked through another file's export call runs that file from disk: only when forced;
-- those whose class the edit touched go first, then the rest.
+- those whose class the edit touched go first, then the rest; a part goes with its parent (whose
+  export records the inputs it is checked with).
 """
 
 from __future__ import annotations
@@ -27,4 +28,7 @@ def plan(
     todo = [t for t in found.targets if force or cached.get(t.name) != keys[t.name]]
     todo = [t for t in todo if force or t.name not in sites]
     first_names = touched(found, changed_lines)
+    # A part runs with its parent, whose export records its inputs: the two share a batch.
+    first_names |= {t.part_of for t in found.targets if t.name in first_names and t.part_of}
+    first_names |= {t.name for t in found.targets if t.part_of in first_names}
     return [t for t in todo if t.name in first_names], [t for t in todo if t.name not in first_names]

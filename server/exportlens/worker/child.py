@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from . import protocol
 from .budget import Budget, OutOfBudget
 from .isolation import isolate_child
-from .records import FailureRecord, Stage
+from .records import FailureRecord, PartInputs, Stage
 
 # Said when an extra pass after the first failure ran out of the job's time (the first is kept).
 OUT_OF_TIME = (
@@ -68,6 +68,7 @@ def execute(
     from .failure import describe_failure, needs_guard_sites
     from .inputs import Attempt
     from .loader import load_module, parse
+    from .part_inputs import record_parts, recorder_for
     from .sizing import build_sized
     from .summary import summarize
 
@@ -130,6 +131,8 @@ def execute(
             "timings": timings,
             "summary": summary,
         }
+        if found := record_parts(job, attempt, budget):  # after export: its graph never sees the hooks
+            answer["parts"] = found
         if job["save_to"]:
             error = save_program(program, job["save_to"], attempt)
             if error is None:
@@ -160,12 +163,15 @@ def execute(
             except BaseException as inner:  # noqa: BLE001 - locating is best effort
                 record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
             record["locate_seconds"] = time.perf_counter() - located
+        parts: list[PartInputs] = []
         if rerun and attempt is not None:
             from .eager import eager_verdict
 
-            eager = eager_verdict(attempt, record)
+            recorder = recorder_for(job, attempt)
+            eager = eager_verdict(attempt, record, recorder)
             if eager is not None:
                 record["eager"] = eager
+            parts = record_parts(job, attempt, budget, recorder)
         tick("failure")
         search = rerun and job["all_failures"]
         if search and attempt is not None and attempt.meta and _data_dependent(record):
@@ -183,7 +189,15 @@ def execute(
             except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
                 record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
             tick("more_failures")
-        return {"status": "failed", "strict": strict, "failure": record, "timings": timings}
+        failed: protocol.JobAnswer = {
+            "status": "failed",
+            "strict": strict,
+            "failure": record,
+            "timings": timings,
+        }
+        if parts:
+            failed["parts"] = parts
+        return failed
 
 
 def _data_dependent(record: FailureRecord) -> bool:

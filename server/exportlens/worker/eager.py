@@ -8,6 +8,7 @@ check that reads values tracing does not have.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from .records import EagerVerdict, FailureRecord
@@ -15,15 +16,18 @@ from .records import EagerVerdict, FailureRecord
 _TORCH_RAISED = ("Torch", "Unsupported", "UserError", "GuardOnDataDependent")
 
 
-def eager_verdict(attempt: Any, record: FailureRecord) -> EagerVerdict | None:
-    """{"ok": True} or {"ok": False, "exc_type", "message"}; None when not worth asking."""
+def eager_verdict(attempt: Any, record: FailureRecord, hooks: Any = None) -> EagerVerdict | None:
+    """{"ok": True} or {"ok": False, "exc_type", "message"}; None when not worth asking.
+
+    `hooks`: a context (part_inputs.PartRecorder) the run happens under, so the parts' inputs are
+    recorded by this same pass."""
     import torch
 
     mro = record.get("exc_mro") or []
     if attempt is None or attempt.meta or any(name.startswith(_TORCH_RAISED) for name in mro):
         return None  # torch's own refusal, or no real values to run on
     try:
-        with torch.no_grad():
+        with hooks or contextlib.nullcontext(), torch.no_grad():
             attempt.module(*attempt.args, **(attempt.kwargs or {}))
     except BaseException as exc:  # noqa: BLE001 - what eager does is the answer (GeneratorExit too)
         return {"ok": False, "exc_type": type(exc).__name__, "message": _text(exc)}

@@ -1,11 +1,13 @@
 """Build (module, args, kwargs, dynamic_shapes, strict) for one export target.
 
-Three sources, decided statically by the engine's discovery:
+Four sources, decided statically by the engine's discovery:
 - "export-call": the user's own `export(...)` call.  We run the statements
   that precede it in its block(s) (`prelude`, given by position), then
   evaluate the call's arguments -- never the call itself, nothing after it.
 - "example-inputs": `Cls().example_inputs()` (or `get_example_inputs`).
 - "inferred": `Cls()` with an input expression built from its first layer.
+- "recorded": a part of a module with real inputs (built from `parent`, one of the above), fed
+  random tensors like those it received there (part_inputs.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module
     namespace = user_module.__dict__
     if spec["kind"] == "export-call":
         return _from_export_call(spec, dict(namespace), path, tree)
+    if spec["kind"] == "recorded":
+        from .part_inputs import part_attempt
+
+        return part_attempt(spec, build(spec["parent"], user_module, path, tree))
     module = namespace[spec["class"]]()
     if spec["kind"] == "example-inputs":
         return Attempt(module, *_split_inputs(getattr(module, spec["method"])()))

@@ -24,7 +24,7 @@ import json
 import os
 from typing import Any, Literal, TypedDict, cast
 
-from .records import ExportSummary, FailureRecord  # the payloads a job reports
+from .records import ExportSummary, FailureRecord, PartDim, PartInputs  # the payloads a job reports
 from .shapes import ShapeError, check
 
 OpName = Literal["job", "cancel"]
@@ -48,7 +48,19 @@ ExampleInputs = TypedDict(  # `Cls().example_inputs()` ("class" is a keyword: fu
 InferredInputs = TypedDict(  # `Cls()` fed `expr`, built from its first layer
     "InferredInputs", {"kind": Literal["inferred"], "class": str, "expr": str}
 )
-InputsSpec = ExportCallInputs | ExampleInputs | InferredInputs  # keyed on "kind"
+RecordedInputs = TypedDict(  # a part, as `parent`'s module holds it, fed what it received there
+    "RecordedInputs",
+    {
+        "kind": Literal["recorded"],
+        "class": str,
+        "parent": "ExportCallInputs | ExampleInputs",
+        "module": str,  # its path in the parent module
+        "args": list[Any],  # structure nodes (part_inputs.py)
+        "kwargs": dict[str, Any],
+        "dims": dict[str, PartDim],
+    },
+)
+InputsSpec = ExportCallInputs | ExampleInputs | InferredInputs | RecordedInputs  # keyed on "kind"
 TargetSpec = TypedDict("TargetSpec", {"name": str, "class": str | None, "inputs": InputsSpec})
 
 
@@ -124,6 +136,7 @@ class JobAnswer(_AnswerRequired, total=False):
     timings: dict[str, float]  # seconds per stage, from the child (and the worker's fork time)
     summary: ExportSummary  # exported
     failure: FailureRecord  # failed
+    parts: list[PartInputs]  # what each part class of the file received (part_inputs.py)
     verify: VerifyVerdict  # a proof's verdict
     saved: str  # where the .pt2 was written
     save_error: str

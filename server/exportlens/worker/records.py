@@ -7,7 +7,7 @@ TypedDicts with optional keys in `total=False` classes, as protocol.py says.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 Stage = Literal["import", "inputs", "export", "internal"]  # where in the child a failure happened
 
@@ -207,3 +207,30 @@ class _SummaryRequired(TypedDict):
 class ExportSummary(_SummaryRequired, total=False):
     weights: Weights
     view: GraphView
+
+
+# -- the inputs a part of the module received (part_inputs.py) -----------------------------
+class PartDim(TypedDict):
+    """A dynamic dim of the parent's inputs that a part's dim is taken to follow (by its size)."""
+
+    name: str  # the Dim's name (`batch`), or `auto<n>` / `dynamic<n>` for a hint
+    hint: Literal["dim", "auto", "dynamic"]  # Dim(name, min, max), Dim.AUTO, Dim.DYNAMIC
+    size: int  # its example size in the parent's inputs
+    min: int | None
+    max: int | None
+
+
+class _PartRequired(TypedDict):
+    module: str  # where the parent holds it (`blocks.0.attn`)
+    args: list[Any]  # structure nodes (part_inputs.py's docstring)
+    kwargs: dict[str, Any]
+    dims: dict[str, PartDim]  # the Dims its tensors' `dims` name
+
+
+_PartClass = TypedDict("_PartClass", {"class": str})  # the class's name ("class" is a keyword)
+
+
+class PartInputs(_PartRequired, _PartClass, total=False):
+    """What the first call of a part class received while its parent ran."""
+
+    unsupported: str  # an argument that cannot be rebuilt: no check of its own

@@ -1,0 +1,109 @@
+"""Parts checked with the inputs they really get (issue 13, item 1): the second round of a check.
+
+A class that is only part of a module with real inputs (discovery's `part_of`) is never checked
+on guessed inputs. While its parent is exported, the worker records what it receives
+(worker/part_inputs.py); the part is then exported on its own with those inputs (random tensors
+of the recorded shapes and dtypes, its parent's Dims where the sizes say so), and its findings
+land on its lines like any other module's:
+- one its parent's export already found (the same code on the same line, or any parent error on
+  that line) is not said twice;
+- an error of a part whose parent exports in that tracer cannot be hit by the user's export (the
+  parent traced the part with those very inputs): it comes from checking the part alone (a range
+  the parent's code bounded, a static dim the size heuristic took for a Dim), so it is one
+  information finding, `recorded-inputs-failed`.
+A part without a record (its parent never called it, or its inputs cannot be rebuilt) stays
+silent, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .codes import registered
+from .discovery import REAL_INPUTS, Target
+from .engine import JobOutcome
+from .findings import Finding
+
+CODE = "recorded-inputs-failed"
+
+
+@dataclass
+class RecordedPart:
+    target: Target  # the part, its inputs those recorded in `parent`
+    parent: str
+
+
+def with_parents(chosen: list[Target], every: list[Target]) -> list[Target]:
+    """`chosen` and the parents of its parts: a part's inputs are recorded by its parent's export."""
+    names = {t.name for t in chosen}
+    wanted = names | {t.part_of for t in chosen if t.part_of is not None}
+    return [t for t in every if t.name in wanted]
+
+
+def recorded_parts(
+    targets: Sequence[Target], runs: Sequence[tuple[Target, JobOutcome]]
+) -> dict[str, RecordedPart]:
+    """Each part of `targets` that a parent's job recorded inputs for: the first such record."""
+    found: dict[str, RecordedPart] = {}
+    for part in targets:
+        if part.part_of is None or part.class_name is None:
+            continue
+        for parent, outcome in runs:
+            record = _record(outcome, part.class_name)
+            if record is None or parent.inputs_kind not in REAL_INPUTS:
+                continue
+            spec = {
+                "kind": "recorded",
+                "class": part.class_name,
+                "parent": parent.inputs,
+                "module": record["module"],
+                "args": record["args"],
+                "kwargs": record["kwargs"],
+                "dims": record["dims"],
+            }
+            found[part.name] = RecordedPart(replace(part, inputs=spec), parent.name)
+            break
+    return found
+
+
+def _record(outcome: JobOutcome, class_name: str) -> Mapping[str, Any] | None:
+    for record in outcome.raw.get("parts") or []:
+        if record["class"] == class_name and "unsupported" not in record:
+            return record
+    return None
+
+
+def part_findings(
+    findings: list[Finding], part: RecordedPart, parent_findings: list[Finding], exported: set[str]
+) -> list[Finding]:
+    """The part's findings less its parent's; `exported`: the tracers its parent exports in."""
+    said = {(f.path, f.range.start.line, f.code) for f in parent_findings}
+    errors_at = {(f.path, f.range.start.line) for f in parent_findings if f.severity == "error"}
+    kept = [
+        f
+        for f in findings
+        if (f.path, f.range.start.line, f.code) not in said and (f.path, f.range.start.line) not in errors_at
+    ]
+    alone = [f for f in kept if f.severity == "error" and _exports_in(f.mode, exported)]
+    if not alone:
+        return kept
+    first = alone[0]
+    more = f" ({len(alone) - 1} more on the same inputs.)" if len(alone) > 1 else ""
+    message = (
+        f"`{part.target.name}` checked alone, with the inputs `{part.parent}` gives it, fails here, but "
+        f"`{part.parent}` exports: the real export never fails this way. What torch said: {first.message}"
+        f"{more} Nothing to change for `{part.parent}`'s export; to export `{part.target.name}` on its "
+        "own, give it real inputs: an `example_inputs(self)` method, or a `torch.export.export(...)` call."
+    )
+    softened = replace(
+        first, severity=registered(CODE).severity, code=CODE, message=message, url=None, fix=None
+    )
+    return [softened, *(f for f in kept if f not in alone)]
+
+
+def _exports_in(mode: str | None, exported: set[str]) -> bool:
+    if mode == "both":
+        return {"strict", "non-strict"} <= exported
+    return mode in exported

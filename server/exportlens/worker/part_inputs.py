@@ -1,0 +1,272 @@
+"""The inputs each part of a module really gets: recorded while the module runs, rebuilt to check it.
+
+A class of the user's file that is only part of another module (`SelfAttention` inside `Block`)
+has no inputs of its own, and a guess from its first layer is often wrong (a 2-D tensor for
+`B, T, C = x.shape`). While a module with real inputs is checked, forward pre-hooks record what
+each such submodule receives, the first call per class: the structure of its arguments, each
+tensor's shape and dtype (and the range of an integer tensor's values), each other value as is.
+
+Which dims are symbolic: the parent's `dynamic_shapes` name a `Dim` (or `Dim.AUTO` /
+`Dim.DYNAMIC`) per dynamic input dim, each with its example size. A part's dim whose size equals
+such an example size is taken to be that same `Dim` (the first one declared, when two share a
+size; sizes 0 and 1 never, torch specializes those). A heuristic: a static dim that happens to be
+as large as the batch is marked dynamic too, so what a part's check says about its Dims is
+weighed against its parent's own export (server side, parts.py).
+
+The hooks run in an eager pass of their own, after the parent's export (or in the eager pass a
+failure already makes, eager.py), and are removed when it ends: the exported graph never sees
+them, and what an eager run changes (BatchNorm statistics, counters) cannot change that export.
+
+Structure nodes (JSON): {"tensor": {"shape", "dtype", "dims", "low"?, "high"?}}, {"value": v},
+{"tuple": [node, ...]}, {"list": [node, ...]}, {"dict": [[key, node], ...]}.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from typing import Any, Literal
+
+import torch
+
+from .budget import Budget, OutOfBudget
+from .inputs import Attempt
+from .records import PartDim, PartInputs
+
+_SCALARS = (int, float, bool, str, type(None))
+REAL = ("export-call", "example-inputs")  # inputs the user wrote: what their parts receive is real
+
+
+class Unsupported(Exception):
+    """A value a part receives that cannot be rebuilt from its description."""
+
+
+# -- recording ------------------------------------------------------------------------------
+class PartRecorder:
+    """Hooks on the submodules whose class the user's file defines; `run` makes its own pass."""
+
+    def __init__(self, attempt: Attempt, module_name: str) -> None:
+        self.attempt = attempt
+        self.records: dict[str, PartInputs] = {}
+        self.ran = False
+        root = attempt.module
+        self.parts = [
+            (name, m)
+            for name, m in root.named_modules()
+            if name and type(m).__module__ == module_name and type(m) is not type(root)
+        ]
+        self.dims = parent_dims(attempt) if self.parts else {}
+        self._handles: dict[str, list[Any]] = {}
+
+    def __enter__(self) -> PartRecorder:
+        self.ran = True  # a pass under the hooks: what it did not reach, another would not either
+        for name, module in self.parts:
+            cls = type(module).__qualname__
+            handle = module.register_forward_pre_hook(self._hook(cls, name), with_kwargs=True)
+            self._handles.setdefault(cls, []).append(handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for handles in self._handles.values():
+            for handle in handles:
+                handle.remove()
+        self._handles.clear()
+
+    def _hook(self, cls: str, path: str) -> Any:
+        def hook(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+            if cls not in self.records:
+                self.records[cls] = describe(cls, path, args, kwargs, self.dims)
+                for handle in self._handles.get(cls, []):  # the first call per class is enough
+                    handle.remove()
+
+        return hook
+
+    def run(self) -> None:
+        """A pass of its own (when no eager pass ran under the hooks); its failure keeps what it saw."""
+        if not self.parts or self.ran or _fake(self.attempt):
+            return
+        # An eager failure keeps the parts called before it.
+        with self, torch.no_grad(), contextlib.suppress(Exception):
+            self.attempt.module(*self.attempt.args, **(self.attempt.kwargs or {}))
+
+    def found(self) -> list[PartInputs]:
+        return list(self.records.values())
+
+
+def record_parts(
+    job: Any, attempt: Attempt | None, budget: Budget, recorder: PartRecorder | None = None
+) -> list[PartInputs]:
+    """What the parts of a module with real inputs received: `recorder`'s, else a pass of its own
+    (bounded to half the time left: the failure or the export is already known)."""
+    if attempt is None or job["target"]["inputs"]["kind"] not in REAL:
+        return []
+    recorder = recorder or PartRecorder(attempt, job["module_name"])
+    try:
+        with budget.bounded(share=0.5):
+            recorder.run()
+    except OutOfBudget:
+        pass
+    return recorder.found()
+
+
+def recorder_for(job: Any, attempt: Attempt) -> PartRecorder | None:
+    """Hooks for an eager pass the child makes anyway (eager.py), for a module with real inputs."""
+    if job["target"]["inputs"]["kind"] not in REAL:
+        return None
+    return PartRecorder(attempt, job["module_name"])
+
+
+def _fake(attempt: Attempt) -> bool:
+    """Inputs made as fake tensors (an accelerator this machine lacks, devices.py): nothing runs them."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    leaves = [*attempt.args, *(attempt.kwargs or {}).values(), next(attempt.module.parameters(), None)]
+    return any(isinstance(v, FakeTensor) for v in leaves)
+
+
+def describe(
+    cls: str, path: str, args: tuple[Any, ...], kwargs: dict[str, Any], dims: dict[int, PartDim]
+) -> PartInputs:
+    used: dict[str, PartDim] = {}
+    record: PartInputs = {"class": cls, "module": path, "args": [], "kwargs": {}, "dims": used}
+    try:
+        record["args"] = [_node(a, dims, used) for a in args]
+        record["kwargs"] = {str(k): _node(v, dims, used) for k, v in kwargs.items()}
+    except Unsupported as exc:
+        record["unsupported"] = str(exc)[:300]
+    return record
+
+
+def _node(value: Any, dims: dict[int, PartDim], used: dict[str, PartDim]) -> dict[str, Any]:
+    if isinstance(value, torch.Tensor):
+        names: list[str | None] = []
+        for size in value.shape:
+            dim = dims.get(int(size))
+            names.append(dim["name"] if dim else None)
+            if dim:
+                used[dim["name"]] = dim
+        tensor: dict[str, Any] = {
+            "shape": [int(s) for s in value.shape],
+            "dtype": str(value.dtype).removeprefix("torch."),
+            "dims": names,
+        }
+        if not value.dtype.is_floating_point and not value.dtype.is_complex and not value.is_meta:
+            if value.numel():
+                tensor["low"], tensor["high"] = int(value.min()), int(value.max())
+        return {"tensor": tensor}
+    if isinstance(value, _SCALARS):
+        return {"value": value}
+    if type(value) in (tuple, list):
+        return {type(value).__name__: [_node(v, dims, used) for v in value]}
+    if type(value) is dict and all(isinstance(k, str) for k in value):
+        return {"dict": [[k, _node(v, dims, used)] for k, v in value.items()]}
+    raise Unsupported(f"a {type(value).__name__} argument")
+
+
+def parent_dims(attempt: Attempt) -> dict[int, PartDim]:
+    """Example size -> the parent's dynamic Dim of that size (the first declared)."""
+    spec = attempt.dynamic_shapes
+    if spec is None:
+        return {}
+    try:
+        bound = inspect.signature(attempt.module.forward).bind(*attempt.args, **(attempt.kwargs or {}))
+    except (TypeError, ValueError):
+        return {}
+    values = list(bound.arguments.values())
+    if isinstance(spec, dict):
+        pairs = [(bound.arguments.get(k), s) for k, s in spec.items()]
+    else:
+        pairs = list(zip(values, spec, strict=False))
+    found: dict[int, PartDim] = {}
+    for value, entry in pairs:
+        _walk(value, entry, found)
+    return found
+
+
+def _walk(value: Any, spec: Any, found: dict[int, PartDim]) -> None:
+    if spec is None:
+        return
+    if isinstance(value, torch.Tensor):
+        per_dim = spec.items() if isinstance(spec, dict) else enumerate(spec)
+        for index, dim in per_dim:
+            if isinstance(index, int) and 0 <= index < value.dim():
+                size = int(value.shape[index])
+                described = _dim(dim, size, index, len(found))
+                if described is not None and size > 1:
+                    found.setdefault(size, described)
+    elif isinstance(value, (tuple, list)) and isinstance(spec, (tuple, list)):
+        for v, s in zip(value, spec, strict=False):
+            _walk(v, s, found)
+    elif isinstance(value, dict) and isinstance(spec, dict):
+        for key, v in value.items():
+            _walk(v, spec.get(key), found)
+
+
+def _dim(dim: Any, size: int, index: int, count: int) -> PartDim | None:
+    """A plain Dim, or Dim.AUTO / Dim.DYNAMIC; a derived Dim (`2 * d`) or a static size is None."""
+    hint = getattr(getattr(dim, "type", None), "name", None)
+    if hint in ("AUTO", "DYNAMIC"):
+        kind: Literal["auto", "dynamic"] = "auto" if hint == "AUTO" else "dynamic"
+        return {"name": f"{kind}{count}", "hint": kind, "size": size, "min": None, "max": None}
+    name = getattr(dim, "__name__", None)
+    if not isinstance(name, str) or hasattr(dim, "root") or not hasattr(dim, "min"):
+        return None
+    return {"name": name, "hint": "dim", "size": size, "min": _bound(dim.min), "max": _bound(dim.max)}
+
+
+def _bound(value: Any) -> int | None:
+    return value if isinstance(value, int) and abs(value) < 2**62 else None
+
+
+# -- rebuilding -----------------------------------------------------------------------------
+def part_attempt(record: Any, parent: Attempt) -> Attempt:
+    """The part as the parent holds it, fed random tensors of the recorded shapes, Dims matching."""
+    module = parent.module.get_submodule(record["module"])
+    dims = {name: _make_dim(d) for name, d in record["dims"].items()}
+    args, arg_specs = (
+        zip(*(_value(n, dims) for n in record["args"]), strict=True) if record["args"] else ((), ())
+    )
+    kwargs, kwarg_specs = {}, {}
+    for key, node in record["kwargs"].items():
+        kwargs[key], kwarg_specs[key] = _value(node, dims)
+    dynamic = None
+    if dims:
+        bound = inspect.signature(module.forward).bind(*arg_specs, **kwarg_specs)
+        dynamic = dict(bound.arguments)
+    return Attempt(module, tuple(args), kwargs, dynamic, parent.strict, parent.meta, 0)
+
+
+def _make_dim(dim: PartDim) -> Any:
+    from torch.export import Dim
+
+    if dim["hint"] == "auto":
+        return Dim.AUTO
+    if dim["hint"] == "dynamic":
+        return Dim.DYNAMIC
+    bounds = {k: v for k in ("min", "max") if (v := dim.get(k)) is not None}
+    return Dim(dim["name"], **bounds)  # type: ignore[arg-type]
+
+
+def _value(node: dict[str, Any], dims: dict[str, Any]) -> tuple[Any, Any]:
+    """(the value, its dynamic_shapes entry)."""
+    if "tensor" in node:
+        t = node["tensor"]
+        dtype = getattr(torch, t["dtype"])
+        shape = t["shape"]
+        if dtype.is_floating_point or dtype.is_complex:
+            value = torch.randn(shape, dtype=dtype)
+        elif dtype == torch.bool:
+            value = torch.randint(0, 2, shape).bool()
+        else:
+            value = torch.randint(t.get("low", 0), t.get("high", 1) + 1, shape, dtype=dtype)
+        marked = {i: dims[name] for i, name in enumerate(t["dims"]) if name is not None}
+        return value, (marked or None)
+    if "value" in node:
+        return node["value"], None
+    if "dict" in node:
+        pairs = [(k, _value(v, dims)) for k, v in node["dict"]]
+        return {k: v for k, (v, _) in pairs}, {k: s for k, (_, s) in pairs}
+    kind = "tuple" if "tuple" in node else "list"
+    items = [_value(v, dims) for v in node[kind]]
+    values, specs = [v for v, _ in items], [s for _, s in items]
+    return (tuple(values), tuple(specs)) if kind == "tuple" else (values, specs)

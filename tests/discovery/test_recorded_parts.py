@@ -1,0 +1,116 @@
+"""Parts checked alone with the inputs their parent gives them (issue 13, item 1), through the real
+worker: what the worker records (structure, shapes, dtypes, the parent's Dims by size), the part's
+own check on those inputs, its findings said once, and what checking it alone cannot know."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from exportlens.document import Document
+from exportlens.engine import Engine
+from exportlens.findings import FileResult
+from exportlens.job_building import CheckOptions, make_job
+from tests.conftest import check, line_of
+from tests.discovery.test_parts_and_guesses import BLOCK
+from tests.realcode_expected import CORPUS
+
+DYNAMIC = BLOCK.replace(
+    "        torch.export.export(Block(), (torch.randn(2, 5, 16),))",
+    '        batch = torch.export.Dim("batch", min=2, max=64)\n'
+    "        torch.export.export(Block(), (torch.randn(3, 5, 16),), dynamic_shapes=({0: batch},))",
+)
+
+
+def modules(result: FileResult) -> dict[str, tuple[str, str]]:
+    return {m.name: (m.status, m.inputs) for m in result.modules}
+
+
+async def test_the_parent_records_what_each_part_receives_with_its_dims(engine: Engine, write) -> None:
+    path = write(
+        "block_record.py",
+        DYNAMIC.replace("self.attn(self.ln(x))", "self.attn(self.ln(x), scale=0.5)").replace(
+            "def forward(self, x):\n            B, T, C",
+            "def forward(self, x, scale=1.0):\n            B, T, C",
+        ),
+    )
+    doc = Document.from_file(path)
+    (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
+    outcome = await engine.run(make_job(doc, block, False, CheckOptions(roots=[str(Path(path).parent)])))
+    assert outcome.status == "exported"
+    (record,) = outcome.raw["parts"]  # Block's nn.LayerNorm is torch's: only the file's classes
+    assert record == {
+        "class": "SelfAttention",
+        "module": "attn",
+        "args": [{"tensor": {"shape": [3, 5, 16], "dtype": "float32", "dims": ["batch", None, None]}}],
+        "kwargs": {"scale": {"value": 0.5}},
+        "dims": {"batch": {"name": "batch", "hint": "dim", "size": 3, "min": 2, "max": 64}},
+    }
+
+
+async def test_a_dynamic_dim_of_the_parent_is_the_parts_dim(engine: Engine, write) -> None:
+    path = write("block_dynamic.py", DYNAMIC)
+    result = await check(engine, path)
+    assert [f for f in result.diagnostics if f.severity == "error"] == []
+    assert modules(result)["SelfAttention"] == ("exported", "recorded")
+    (attention,) = [m for m in result.modules if m.name == "SelfAttention"]
+    assert attention.graph is not None
+    assert [(d["input"], d["dim"], d["min"], d["max"]) for d in attention.graph["dynamic"]] == [
+        ("x", 0, 2, 64)
+    ]
+
+
+async def test_a_failure_of_the_part_is_said_once_on_its_line(engine: Engine, write) -> None:
+    # Block itself stops first (its own branch), so the part's branch is the part's own check's find
+    broken = BLOCK.replace(
+        "            B, T, C = x.size()\n",
+        "            B, T, C = x.size()\n            if x.max() > 10:\n                x = x / 2\n",
+    ).replace(
+        "            return x + self.attn(self.ln(x))\n",
+        "            if x.mean() > 5:\n                x = x - 1\n"
+        "            return x + self.attn(self.ln(x))\n",
+    )
+    path = write("block_two_branches.py", broken)
+    result = await check(engine, path)
+    part_line, parent_line = line_of(path, "if x.max() > 10:"), line_of(path, "if x.mean() > 5:")
+    assert modules(result)["SelfAttention"] == ("failed", "recorded")
+    at_part = [(f.code, f.severity) for f in result.diagnostics if f.range.start.line == part_line]
+    assert at_part == [("data-dependent-branch", "error")]
+    at_parent = [(f.code, f.module) for f in result.diagnostics if f.range.start.line == parent_line]
+    assert at_parent == [("data-dependent-branch", "Block")]
+
+
+async def test_a_part_that_fails_only_alone_is_information(engine: Engine, write) -> None:
+    # A batch of 16 is as large as the embedding: the size heuristic takes the part's C for `batch`
+    # too, and the part's Linear pins it. Block exports, so this cannot be the user's failure.
+    path = write("block_same_size.py", DYNAMIC.replace("torch.randn(3, 5, 16)", "torch.randn(16, 5, 16)"))
+    result = await check(engine, path)
+    assert [f for f in result.diagnostics if f.severity == "error"] == []
+    assert modules(result)["Block"] == ("exported", "export-call")
+    (alone,) = [f for f in result.diagnostics if f.module == "SelfAttention"]
+    assert (alone.code, alone.severity) == ("recorded-inputs-failed", "information")
+    assert "`Block` exports" in alone.message and "example_inputs" in alone.message
+
+
+async def test_nanogpt_parts_exported_from_main_are_checked_with_their_inputs(engine: Engine, write) -> None:
+    """nanoGPT's model file as it is, with the export a user adds under `__main__`."""
+    model = (CORPUS / "nanogpt" / "model.py").read_text(encoding="utf-8")
+    script = model + (
+        "\n\nif __name__ == '__main__':\n"
+        "    config = GPTConfig(block_size=64, vocab_size=96, n_layer=2, n_head=2, n_embd=32, dropout=0.0)\n"
+        "    model = GPT(config).eval()\n"
+        "    idx = torch.randint(0, config.vocab_size, (3, 16))\n"
+        "    seq = torch.export.Dim('seq', max=config.block_size)\n"
+        "    batch = torch.export.Dim('batch')\n"
+        "    torch.export.export(model, (idx,), dynamic_shapes={'idx': {0: batch, 1: seq}})\n"
+    )
+    path = write("nanogpt_main.py", script)
+    result = await check(engine, path)
+    assert [(f.code, f.module, f.range.start.line) for f in result.diagnostics if f.severity == "error"] == []
+    got = modules(result)
+    assert got["GPT"] == ("exported", "export-call")
+    for part in ("CausalSelfAttention", "MLP", "Block", "LayerNorm"):
+        assert got[part] == ("exported", "recorded"), part
+    (attention,) = [m for m in result.modules if m.name == "CausalSelfAttention"]
+    assert attention.graph is not None
+    dims = [(d["input"], d["dim"], d["max"]) for d in attention.graph["dynamic"]]
+    assert dims == [("x", 0, None), ("x", 1, 64)]
