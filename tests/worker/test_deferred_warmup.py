@@ -3,7 +3,8 @@
 - A fresh worker runs its first job at once, in a child forked before the warm-up (the warm-up
   runs between jobs, worker/warmup.py): that job's findings are those of a warm worker's.
 - A spare child is forked only after a quiet interval with no new job (worker/spare.py QUIET):
-  none while jobs come faster than that, one once they stop; none at all with spares off (the
+  none while jobs come faster than that, even with the worker idle between them, one once they
+  stop; none at all with spares off (the
   CLI's engine). The worker says on stderr when it forks one; WorkerProcess counts.
 """
 
@@ -79,7 +80,9 @@ async def test_first_job_runs_before_the_warm_up_with_the_same_findings(write) -
         await engine.close()
 
 
-async def test_no_spare_is_forked_while_jobs_keep_coming(write) -> None:  # type: ignore[no-untyped-def]
+async def test_no_spare_is_forked_while_jobs_keep_coming(write, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    quiet = 2.0  # longer than the default: each quick job ends well before the next edit comes
+    monkeypatch.setenv("EXPORTLENS_SPARE_QUIET", str(quiet))
     engine = Engine(EngineOptions(timeout=60.0))
     try:
         path = write("quick.py", QUICK.format(n=0))
@@ -87,12 +90,12 @@ async def test_no_spare_is_forked_while_jobs_keep_coming(write) -> None:  # type
         worker = await warm_worker(engine)
         await until(lambda: worker.spares_forked == 1)  # idle and quiet: one spare waits
         edits = []
-        for n in range(8):  # an edit every 0.25 s (< QUIET): each job ends before the next comes
+        for n in range(5):  # an edit every 1 s (< quiet): the worker is idle between them
             edits.append(asyncio.create_task(check(engine, path, source=QUICK.format(n=n))))
-            await asyncio.sleep(QUIET * 0.6)
+            await asyncio.sleep(quiet / 2)
         await asyncio.gather(*edits)
         during = worker.spares_forked
-        await asyncio.sleep(QUIET + 1.5)  # the pause after the burst: a spare for the next edit
+        await asyncio.sleep(quiet + 1.5)  # the pause after the burst: a spare for the next edit
         assert (during, worker.spares_forked) == (1, 2)
     finally:
         await engine.close()

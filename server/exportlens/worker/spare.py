@@ -33,7 +33,7 @@ from .isolation import die_with_parent, set_process_name
 # it from a process a job left behind.  It takes its old name back when it gets a job.
 IDLE_NAME = "exportlens-idle"
 TAKE_WAIT = 2.0  # seconds a warm spare has to confirm it has read its job
-QUIET = 0.4  # seconds without a new job before a spare is forked
+QUIET = float(os.environ.get("EXPORTLENS_SPARE_QUIET", "0.4"))  # s with no new job before a spare
 # Said on stderr at each spare's fork (the engine counts them: WorkerProcess.spares_forked).
 FORKED_LINE = "exportlens worker: spare forked"
 
