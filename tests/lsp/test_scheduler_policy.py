@@ -81,3 +81,34 @@ def test_settings_that_change_results_change_every_key() -> None:
     cached = doc.module_keys(SALT)
     first, rest = plan(doc.discovery, doc.module_keys(("strict",)), cached, {}, set(), force=False)
     assert names(rest) == ["A", "B", "C"] and first == []
+
+
+PARTS = """\
+import torch
+
+
+class Attention(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = Attention()
+
+    def example_inputs(self):
+        return (torch.ones(2, 3),)
+
+    def forward(self, x):
+        return self.attn(x) + 1
+"""
+
+
+def test_a_part_goes_with_its_parent_whose_export_records_its_inputs() -> None:
+    old = Document("/w/m.py", PARTS)
+    for needle, edit in (("x * 2", "x * 3"), ("self.attn(x) + 1", "self.attn(x) + 2")):
+        new = Document("/w/m.py", PARTS.replace(needle, edit))
+        changed = next(i for i, text in enumerate(PARTS.splitlines()) if needle in text)
+        first, rest = plan(new.discovery, new.module_keys(SALT), old.module_keys(SALT), {}, {changed}, False)
+        assert (sorted(names(first)), rest) == (["Attention", "Block"], []), needle

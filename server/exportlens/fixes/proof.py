@@ -60,6 +60,9 @@ def proof_job(
     target = next((t for t in found.targets if t.name == module), None)
     if target is None and len(found.targets) == 1:
         target = found.targets[0]
+    if target is not None and target.part_of is not None:
+        # a part's fix is proven the way the part is used: by exporting its parent (never a guess)
+        target = next((t for t in found.targets if t.name == target.part_of), target)
     if target is None or target.inputs_kind == "none":
         return None
     job = make_job(patched, target, strict, options)

@@ -63,6 +63,9 @@ def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | N
     if target.part_of is not None:
         parent = state.entries.get(target.part_of)
         shown = f" · {status_line(parent)}" if parent is not None else ""
+        own = state.entries.get(target.name)  # its check alone, on the inputs it gets there
+        if own is not None and any(r.status != "skipped" for r in own.results):
+            shown += f" · alone: {status_line(own)}"
         return f"part of `{target.part_of}`{shown}"
     entry = state.entries.get(target.name)
     if entry is None:
