@@ -35,6 +35,25 @@ OUT_OF_RANGE = re.compile(
 _MULTIPLE = re.compile(r"^(?P<dim>\w+) = (?P<factor>\d+)\*(?P<base>\w+)$")
 
 
+def sizes_left(message: str, dim: str, guards: list[str]) -> dict[str, Any] | None:
+    """Of the range torch printed for `dim` (`seq <= 32`), the sizes its failing guards pass, when
+    they are one run (`seq != 32`: 2 to 31): what the Dim's range can be, read from torch's own
+    guard (torch suggests no fix for such a guard). None when the range is unbounded or the sizes
+    are not one run."""
+    m = re.search(rf"values of {dim} = \S+ in the specified range (?P<range>.+?) satisfy", message)
+    if m is None or not guards:
+        return None
+    low = re.search(rf"(-?\d+) <= {dim}\b", m["range"])
+    high = re.search(rf"\b{dim} <= (\d+)", m["range"])
+    start = max(int(low[1]) if low else 2, 2)  # 0 and 1 are never dynamic sizes
+    if high is None or int(high[1]) - start > 4096:
+        return None
+    ok = [v for v in range(start, int(high[1]) + 1) if all(passes(g, v) is True for g in guards)]
+    if not ok or ok != list(range(ok[0], ok[-1] + 1)):
+        return None
+    return {"range": m["range"], "min": ok[0], "max": ok[-1], "declared": [start, int(high[1])]}
+
+
 def constraint(message: str) -> Kind:
     fixes = suggested_fixes(message)
     if m := _SPECIALIZED.search(message):
@@ -86,6 +105,8 @@ def constraint(message: str) -> Kind:
                 f"(`{multiple['base']} = Dim(...)`, `{m['dim']} = {multiple['factor']}*{multiple['base']}`), "
                 "and give an example size that is one"
             )
+        elif left := sizes_left(message, m["dim"], [g for d, _, g in printed if d == m["dim"]]):
+            fix["sizes_left"] = left
         return Kind("dim-range-narrowed", detail, fix, where="guard")
     if m := _EQUAL.search(message):
         return Kind(

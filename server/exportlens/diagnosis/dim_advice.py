@@ -39,12 +39,14 @@ def dim_advice(
     layer = library if library and "/torch/nn/" in str(library.get("path", "")) else None
     if kind.code == "dim-range-narrowed" and dim and not kind.fix.get("hint"):
         ranges = [f for f in kind.fix.get("suggested") or [] if f.startswith(f"{dim} = ")]
-        torch_says = f", as torch suggests (`{ranges[0]}`)" if ranges else ""
-        hint = (
-            f"narrow `{dim}` to the sizes {line} accepts{torch_says}, "
-            f"or change that line so every size of `{dim}` passes"
-        )
-        return _with(kind, hint=hint)
+        if ranges or not kind.fix.get("sizes_left"):
+            torch_says = f", as torch suggests (`{ranges[0]}`)" if ranges else ""
+            hint = (
+                f"narrow `{dim}` to the sizes {line} accepts{torch_says}, "
+                f"or change that line so every size of `{dim}` passes"
+            )
+            return _with(kind, hint=hint)
+        return _with(kind, hint=_left_hint(str(dim), kind.fix["sizes_left"], line))
     if kind.code == "dims-must-be-equal" and dim and kind.fix.get("other"):
         return _with(kind, hint=f"use one Dim for both (`{kind.fix['other']} = {dim}`)")
     if kind.code != "dim-specialized" or not dim or not isinstance(value, int):
@@ -72,6 +74,21 @@ def dim_advice(
         return Kind("dim-static-partner", kind.detail, dict(kind.fix, hint=hint), kind.where)
     hint = f"if `{dim}` is always {value}, {static}; otherwise change {line} so its size follows the input"
     return _with(kind, hint=hint)
+
+
+def _left_hint(dim: str, left: dict[str, Any], line: str) -> str:
+    """torch suggested no fix: the range its own guard leaves (constraints.sizes_left), and the
+    other ways out, each with its reason."""
+    low, high = left["declared"]
+    bounds = [f"min={left['min']}"] if left["min"] != low else []
+    bounds += [f"max={left['max']}"] if left["max"] != high else []
+    narrowed = f'`{dim} = Dim("{dim}", {", ".join(bounds)})`'
+    return (
+        f"torch suggests no fix; of the sizes `{dim}` was given (`{left['range']}`), {line} accepts "
+        f"{left['min']} to {left['max']}: declare {narrowed}, or use `Dim.AUTO` to let torch choose the "
+        f"range, or make `{dim}` static if it never varies; otherwise change that line so every size "
+        "passes"
+    )
 
 
 def _unsolved(kind: Kind, line: str, ctx: DiagnosisContext) -> Kind:
