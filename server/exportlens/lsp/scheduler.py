@@ -103,8 +103,8 @@ class Scheduler:
         for gone in set(state.entries) - set(keys):
             del state.entries[gone]
         if force and state.uri.startswith("file:"):  # a buffer that is no file runs no other file
+            self._start_worker()  # meanwhile: the site search and the probe take ms, the worker seconds
             state.sites = await asyncio.to_thread(self._sites, found.targets, state.path)
-            self._start_worker()  # meanwhile: the probe below takes tens of ms, the worker seconds
             state.context = await self.ls.results.context(doc)
             if self.ls.results.restore(state, doc, keys):
                 self.publish(state, doc, keys)  # last session's results, marked, while they are re-checked

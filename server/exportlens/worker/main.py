@@ -34,6 +34,8 @@ from .isolation import become_subreaper, die_with_parent, sweep_strays
 from .spare import QUIET, Spares
 from .warmup import WarmUp, prepare_for_forking, torch_origin
 
+WARM_BY = 5.0  # s after "ready": from then on the warm-up runs between any two jobs
+
 
 class Worker:
     def __init__(self, proto_fd: int, max_parallel: int) -> None:
@@ -48,6 +50,7 @@ class Worker:
         self.spares = Spares(proto_fd, enabled, self.reaping)
         self.warmup: WarmUp | None = None  # set once torch is imported
         self.last_job = time.monotonic()  # when the last job came: spares wait for a quiet spell
+        self.ready_at = self.last_job  # when it said it is ready (warmup.py: WarmUp)
 
     # -- messages -----------------------------------------------------------
     def send(self, message: protocol.FromWorker) -> None:
@@ -214,7 +217,7 @@ class Worker:
             elif spare_in is not None:
                 soon.append(spare_in)
             elif self.warmup is not None and not self.warmup.done and not self.running:
-                soon.append(QUIET - (now - self.last_job))  # the next warm-up step
+                soon.append(self.warm_in())  # the next warm-up step
             wait = min([r.deadline - now for r in self.running.values()] + [1.0] + soon)
             ready = select.select(fds, [], [], max(wait, 0.0))[0]
             self.spares.on_ready(ready)
@@ -251,15 +254,20 @@ class Worker:
 
     def warm_a_little(self) -> bool:
         """One warm-up step when jobs are queued anyway (the CLI's many files), or when nothing
-        runs and no job came for `QUIET` s (a job's reports, or a job sent just after "ready",
-        would wait for the step): True if one ran."""
+        runs and either no job came for `QUIET` s (a job sent just after "ready", or the next
+        batch of an opened file, would wait for the step) or the worker has been up `WARM_BY` s
+        (jobs one after another, never quiet, would all run cold): True if one ran."""
         if self.warmup is None or self.warmup.done:
             return False
-        quiet = not self.running and time.monotonic() - self.last_job >= QUIET
-        if not (self.queue or quiet):
+        if not self.queue and (self.running or self.warm_in() > 0):
             return False
         self.warmup.step()
         return True
+
+    def warm_in(self) -> float:
+        """Seconds until a warm-up step may run in an idle worker."""
+        now = time.monotonic()
+        return min(QUIET - (now - self.last_job), WARM_BY - (now - self.ready_at))
 
 
 def main() -> None:
@@ -276,7 +284,7 @@ def main() -> None:
         prepare_for_forking()
         torch.export.export  # noqa: B018 - a torch without it cannot be used: fatal now, not per job
         worker.warmup = WarmUp()
-        worker.last_job = time.monotonic()  # a first job is sent the moment it is ready
+        worker.last_job = worker.ready_at = time.monotonic()  # a first job comes at once
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, not raised
         torch_version = getattr(sys.modules.get("torch"), "__version__", None)  # for "too old"
         worker.send(
