@@ -110,6 +110,9 @@ async def check_document(
         targets, [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)]
     )
     part_jobs = [(p.target, strict) for p in parts.values() for strict in tracers(options.mode)]
+    for (target, _), done in zip(jobs, outcomes, strict=True):
+        if part_jobs and (report := relay(target)) is not None:
+            report(done)  # the parents' results are final: shown while their parts are checked
     outcomes += await asyncio.gather(
         *(engine.run(make_job(doc, target, strict, options)) for target, strict in part_jobs)
     )

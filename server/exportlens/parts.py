@@ -63,6 +63,8 @@ def recorded_parts(
                 "kwargs": record["kwargs"],
                 "dims": record["dims"],
             }
+            if record.get("meta"):
+                spec["meta"] = True
             found[part.name] = RecordedPart(replace(part, inputs=spec), parent.name)
             break
     return found

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from exportlens.check import check_file
 from exportlens.document import Document
 from exportlens.engine import Engine
 from exportlens.findings import FileResult
@@ -114,3 +115,17 @@ async def test_nanogpt_parts_exported_from_main_are_checked_with_their_inputs(en
     assert attention.graph is not None
     dims = [(d["input"], d["dim"], d["max"]) for d in attention.graph["dynamic"]]
     assert dims == [("x", 0, None), ("x", 1, 64)]
+
+
+async def test_a_part_of_a_parent_checked_on_meta_weights_is_checked_on_meta_too(
+    engine: Engine, write
+) -> None:
+    # A parent above the meta-weights threshold is never allocated: nor is it when its part is checked.
+    path = write("block_meta.py", DYNAMIC)
+    options = CheckOptions(roots=[str(Path(path).parent)], meta_above_mb=0.001)
+    result = await check_file(engine, path, None, options)
+    assert [f for f in result.diagnostics if f.severity == "error"] == []
+    graphs = {m.name: m.graph for m in result.modules if m.graph}
+    assert graphs["Block"]["weights"]["meta"] is True
+    assert modules(result)["SelfAttention"] == ("exported", "recorded")
+    assert graphs["SelfAttention"]["weights"]["meta"] is True

@@ -93,6 +93,7 @@ INPUTS: dict[str, protocol.InputsSpec] = {
             "pos": {"tensor": {"shape": [5], "dtype": "int64", "dims": [None], "low": 0, "high": 4}},
         },
         "dims": {"batch": {"name": "batch", "hint": "dim", "size": 3, "min": 2, "max": None}},
+        "meta": True,
     },
 }
 PARTS: list[protocol.PartInputs] = [
@@ -102,6 +103,7 @@ PARTS: list[protocol.PartInputs] = [
         "args": [{"tuple": [{"tensor": {"shape": [3], "dtype": "bool", "dims": ["auto0"]}}, {"value": 2}]}],
         "kwargs": {"extra": {"dict": [["k", {"list": [{"value": 1.5}]}]]}},
         "dims": {"auto0": {"name": "auto0", "hint": "auto", "size": 3, "min": None, "max": None}},
+        "meta": True,
     },
     {
         "class": "Head",

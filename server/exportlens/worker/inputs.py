@@ -13,6 +13,7 @@ Four sources, decided statically by the engine's discovery:
 from __future__ import annotations
 
 import ast
+import contextlib
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -42,7 +43,9 @@ def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module
     if spec["kind"] == "recorded":
         from .part_inputs import part_attempt
 
-        return part_attempt(spec, build(spec["parent"], user_module, path, tree))
+        # A parent too large to allocate was checked on meta: so is the part, and what it is fed.
+        with torch.device("meta") if spec.get("meta") else contextlib.nullcontext():
+            return part_attempt(spec, build(spec["parent"], user_module, path, tree))
     module = namespace[spec["class"]]()
     if spec["kind"] == "example-inputs":
         return Attempt(module, *_split_inputs(getattr(module, spec["method"])()))

@@ -76,6 +76,8 @@ class PartRecorder:
         def hook(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
             if cls not in self.records:
                 self.records[cls] = describe(cls, path, args, kwargs, self.dims)
+                if self.attempt.meta:
+                    self.records[cls]["meta"] = True
                 for handle in self._handles.get(cls, []):  # the first call per class is enough
                     handle.remove()
 
@@ -233,7 +235,7 @@ def part_attempt(record: Any, parent: Attempt) -> Attempt:
     if dims:
         bound = inspect.signature(module.forward).bind(*arg_specs, **kwarg_specs)
         dynamic = dict(bound.arguments)
-    return Attempt(module, tuple(args), kwargs, dynamic, parent.strict, parent.meta, 0)
+    return Attempt(module, tuple(args), kwargs, dynamic, parent.strict, bool(record.get("meta")), 0)
 
 
 def _make_dim(dim: PartDim) -> Any:

@@ -48,8 +48,8 @@ ExampleInputs = TypedDict(  # `Cls().example_inputs()` ("class" is a keyword: fu
 InferredInputs = TypedDict(  # `Cls()` fed `expr`, built from its first layer
     "InferredInputs", {"kind": Literal["inferred"], "class": str, "expr": str}
 )
-RecordedInputs = TypedDict(  # a part, as `parent`'s module holds it, fed what it received there
-    "RecordedInputs",
+_RecordedRequired = TypedDict(  # a part, as `parent`'s module holds it, fed what it received there
+    "_RecordedRequired",
     {
         "kind": Literal["recorded"],
         "class": str,
@@ -60,6 +60,10 @@ RecordedInputs = TypedDict(  # a part, as `parent`'s module holds it, fed what i
         "dims": dict[str, PartDim],
     },
 )
+
+
+class RecordedInputs(_RecordedRequired, total=False):
+    meta: bool  # the parent was built on the meta device (sizing.py): built there again
 InputsSpec = ExportCallInputs | ExampleInputs | InferredInputs | RecordedInputs  # keyed on "kind"
 TargetSpec = TypedDict("TargetSpec", {"name": str, "class": str | None, "inputs": InputsSpec})
 

@@ -234,3 +234,4 @@ class PartInputs(_PartRequired, _PartClass, total=False):
     """What the first call of a part class received while its parent ran."""
 
     unsupported: str  # an argument that cannot be rebuilt: no check of its own
+    meta: bool  # the parent was built on the meta device (sizing.py): no values, no allocation
