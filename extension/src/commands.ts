@@ -5,9 +5,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ServerManager } from './client';
-import type { GraphPanel } from './graph/panel';
 import type { GraphView } from './graphView';
-import { ServerCommand, ShowGraphCommand, ShowGraphTextCommand, type ExportModuleResult, type Position, type SavePt2Result } from './protocol';
+import { ServerCommand, ShowGraphCommand, type ExportModuleResult, type Position, type SavePt2Result } from './protocol';
 import { classAt } from './pySource';
 import { MODES, SECTION, modeLabel, type Mode } from './settings';
 import { SHOW_LOGS_COMMAND, type ServerStatus } from './status';
@@ -15,7 +14,6 @@ import { SHOW_LOGS_COMMAND, type ServerStatus } from './status';
 export const Command = {
   exportThisModule: 'exportlens.exportThisModule',
   showGraph: ShowGraphCommand.name,
-  showGraphText: ShowGraphTextCommand.name,
   savePt2: 'exportlens.savePt2As',
   restartServer: 'exportlens.restartServer',
   showLogs: SHOW_LOGS_COMMAND,
@@ -25,7 +23,6 @@ export const Command = {
 interface Deps {
   manager: ServerManager;
   graphView: GraphView;
-  graphPanel: GraphPanel;
   status: ServerStatus;
   log: vscode.LogOutputChannel;
 }
@@ -38,10 +35,7 @@ export class Commands {
     return [
       vscode.commands.registerCommand(Command.exportThisModule, (uri?: vscode.Uri) => this.exportThisModule(uri)),
       vscode.commands.registerCommand(Command.showGraph, (uri?: string | vscode.Uri, module?: string) =>
-        this.showGraph(uri, module, 'panel'),
-      ),
-      vscode.commands.registerCommand(Command.showGraphText, (uri?: string | vscode.Uri, module?: string) =>
-        this.showGraph(uri, module, 'text'),
+        this.showGraph(uri, module),
       ),
       vscode.commands.registerCommand(Command.savePt2, (uri?: vscode.Uri, target?: vscode.Uri) =>
         this.savePt2(uri, target),
@@ -97,14 +91,11 @@ export class Commands {
     return this.exportModule(editor.document.uri.toString(), { line: at.line, character: at.character });
   }
 
-  /** The graph of a module: the panel ("ExportLens: Graph") or the read-only Python text. */
-  private async showGraph(uri: string | vscode.Uri | undefined, module: string | undefined, as: 'panel' | 'text'): Promise<void> {
-    const open = (source: string, name: string): Promise<unknown> =>
-      as === 'panel' ? this.deps.graphPanel.show(source, name) : this.deps.graphView.show(source, name);
+  private async showGraph(uri?: string | vscode.Uri, module?: string): Promise<void> {
     if (typeof uri === 'string' && typeof module === 'string') {
       // from a code lens or a hover link: the server named the module
       if (this.serverUp()) {
-        await open(uri, module);
+        await this.deps.graphView.show(uri, module);
       }
       return;
     }
@@ -114,13 +105,10 @@ export class Commands {
     }
     const name = classAt(editor.document.getText(), editor.selection.active.line);
     if (name === undefined) {
-      const exported = await this.exportThisModule(editor.document.uri);
-      if (exported !== undefined && as === 'panel') {
-        await open(editor.document.uri.toString(), exported.module);
-      }
+      await this.exportThisModule(editor.document.uri);
       return;
     }
-    await open(editor.document.uri.toString(), name);
+    await this.deps.graphView.show(editor.document.uri.toString(), name);
   }
 
   private async savePt2(uri?: vscode.Uri, target?: vscode.Uri): Promise<SavePt2Result | undefined> {
