@@ -44,12 +44,23 @@ if (args.has('--unit')) {
     },
   );
 } else {
-  builds.push({
-    ...common,
-    entryPoints: ['extension/src/extension.ts'],
-    outfile: 'dist/extension.js',
-    external: ['vscode'],
-  });
+  builds.push(
+    {
+      ...common,
+      entryPoints: ['extension/src/extension.ts'],
+      outfile: 'dist/extension.js',
+      external: ['vscode'],
+    },
+    {
+      // the graph panel's page, dagre included: the webview loads nothing else
+      ...common,
+      platform: 'browser',
+      target: 'chrome110',
+      format: 'iife',
+      entryPoints: ['extension/src/graph/webview/main.ts'],
+      outfile: 'dist/webview/graph.js',
+    },
+  );
 }
 
 if (args.has('--watch')) {

@@ -5,8 +5,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ServerManager } from './client';
+import type { GraphPanel } from './graph/panel';
 import type { GraphView } from './graphView';
-import { ServerCommand, ShowGraphCommand, type ExportModuleResult, type Position, type SavePt2Result } from './protocol';
+import { ServerCommand, ShowGraphCommand, ShowGraphTextCommand, type ExportModuleResult, type Position, type SavePt2Result } from './protocol';
 import { classAt } from './pySource';
 import { MODES, SECTION, modeLabel, type Mode } from './settings';
 import { SHOW_LOGS_COMMAND, type ServerStatus } from './status';
@@ -14,6 +15,7 @@ import { SHOW_LOGS_COMMAND, type ServerStatus } from './status';
 export const Command = {
   exportThisModule: 'exportlens.exportThisModule',
   showGraph: ShowGraphCommand.name,
+  showGraphText: ShowGraphTextCommand.name,
   savePt2: 'exportlens.savePt2As',
   restartServer: 'exportlens.restartServer',
   showLogs: SHOW_LOGS_COMMAND,
@@ -23,6 +25,7 @@ export const Command = {
 interface Deps {
   manager: ServerManager;
   graphView: GraphView;
+  graphPanel: GraphPanel;
   status: ServerStatus;
   log: vscode.LogOutputChannel;
 }
@@ -35,7 +38,10 @@ export class Commands {
     return [
       vscode.commands.registerCommand(Command.exportThisModule, (uri?: vscode.Uri) => this.exportThisModule(uri)),
       vscode.commands.registerCommand(Command.showGraph, (uri?: string | vscode.Uri, module?: string) =>
-        this.showGraph(uri, module),
+        this.showGraph(uri, module, 'panel'),
+      ),
+      vscode.commands.registerCommand(Command.showGraphText, (uri?: string | vscode.Uri, module?: string) =>
+        this.showGraph(uri, module, 'text'),
       ),
       vscode.commands.registerCommand(Command.savePt2, (uri?: vscode.Uri, target?: vscode.Uri) =>
         this.savePt2(uri, target),
@@ -91,11 +97,14 @@ export class Commands {
     return this.exportModule(editor.document.uri.toString(), { line: at.line, character: at.character });
   }
 
-  private async showGraph(uri?: string | vscode.Uri, module?: string): Promise<void> {
+  /** The graph of a module: the panel ("ExportLens: Graph") or the read-only Python text. */
+  private async showGraph(uri: string | vscode.Uri | undefined, module: string | undefined, as: 'panel' | 'text'): Promise<void> {
+    const open = (source: string, name: string): Promise<unknown> =>
+      as === 'panel' ? this.deps.graphPanel.show(source, name) : this.deps.graphView.show(source, name);
     if (typeof uri === 'string' && typeof module === 'string') {
       // from a code lens or a hover link: the server named the module
       if (this.serverUp()) {
-        await this.deps.graphView.show(uri, module);
+        await open(uri, module);
       }
       return;
     }
@@ -105,10 +114,13 @@ export class Commands {
     }
     const name = classAt(editor.document.getText(), editor.selection.active.line);
     if (name === undefined) {
-      await this.exportThisModule(editor.document.uri);
+      const exported = await this.exportThisModule(editor.document.uri);
+      if (exported !== undefined && as === 'panel') {
+        await open(editor.document.uri.toString(), exported.module);
+      }
       return;
     }
-    await this.deps.graphView.show(editor.document.uri.toString(), name);
+    await open(editor.document.uri.toString(), name);
   }
 
   private async savePt2(uri?: vscode.Uri, target?: vscode.Uri): Promise<SavePt2Result | undefined> {

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { ServerManager } from './client';
 import { Commands } from './commands';
+import { GraphPanel } from './graph/panel';
 import { GraphView } from './graphView';
 import { ServerCommand } from './protocol';
 import { ServerStatus, type StatusState } from './status';
@@ -27,17 +28,24 @@ export function activate(context: vscode.ExtensionContext): ExportLensApi {
       ? undefined
       : (uri, module) => server.execute(ServerCommand.graph, [uri, module]);
   });
+  const graphPanel = new GraphPanel(context.extensionUri, () => {
+    const server = manager;
+    return server?.running === undefined
+      ? undefined
+      : (uri, module) => server.execute(ServerCommand.graphView, [uri, module]);
+  }, log);
   manager = new ServerManager(context, log, status, {
     onFileChecked: (params) => {
       status.busy(params.uri, false);
       graphView.refresh(params.uri);
+      graphPanel.refresh(params.uri);
     },
     onCheckScheduled: (uri) => status.busy(uri, true),
     onDocumentClosed: (uri) => status.busy(uri, false),
     onExportModuleCommand: (uri, position) => commands.exportModule(uri, position),
   });
-  const commands = new Commands({ manager, graphView, status, log });
-  context.subscriptions.push(log, status, graphView, manager, ...commands.register());
+  const commands = new Commands({ manager, graphView, graphPanel, status, log });
+  context.subscriptions.push(log, status, graphView, graphPanel, manager, ...commands.register());
   // Do not block activation on the server: commands already explain a server still starting.
   void manager.start();
   const current = manager;
