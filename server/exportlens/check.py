@@ -22,7 +22,7 @@ from .guessed import soften_guessed
 from .job_building import MODES, CheckOptions, make_job, tracers
 from .merge import merge_tracers
 from .outcomes import outcome_findings
-from .parts import part_findings, recorded_parts, with_parents
+from .parts import part_findings, reached_export, recorded_parts, with_parents
 from .static_findings import anchor_range, encoding_finding, read_findings
 
 __all__ = ["MODES", "CheckOptions", "EarlyReport", "check_document", "check_file", "tracers"]
@@ -125,11 +125,14 @@ async def check_document(
             result.modules.append(_module_result(target, None, "skipped", options.mode))
     by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
-        result.modules.append(_module_result(target, outcome, outcome.status, options.mode))
+        status = outcome.status if target.name not in parts or reached_export(outcome) else "skipped"
+        result.modules.append(_module_result(target, outcome, status, options.mode))
         by_target.setdefault(target.name, []).append((outcome, context(target, outcome)))
     by_name = {target.name: target for target in targets} | {n: p.target for n, p in parts.items()}
     said: dict[str, list[Finding]] = {}
     for name, runs in by_target.items():  # parents first: a part's findings are weighed against theirs
+        if name in parts:
+            runs = [(outcome, ctx) for outcome, ctx in runs if reached_export(outcome)]
         findings = [finding for outcome, ctx in runs for finding in outcome_diagnostics(outcome, ctx)]
         if len(runs) > 1:
             findings = merge_tracers(findings, {ctx.mode: o.status == "exported" for o, ctx in runs})

@@ -12,7 +12,7 @@ land on its lines like any other module's:
   the parent's code bounded, a static dim the size heuristic took for a Dim), so it is one
   information finding, `recorded-inputs-failed`.
 A part without a record (its parent never called it, or its inputs cannot be rebuilt) stays
-silent, as before.
+silent, as before; so does one whose rebuilt inputs fail before the export.
 """
 
 from __future__ import annotations
@@ -75,6 +75,12 @@ def _record(outcome: JobOutcome, class_name: str) -> Mapping[str, Any] | None:
         if record["class"] == class_name and "unsupported" not in record:
             return record
     return None
+
+
+def reached_export(outcome: JobOutcome) -> bool:
+    """A part's job that failed before exporting failed on what ExportLens rebuilt (its parent was
+    built and imported fine in its own job): nothing to say of the part's code."""
+    return outcome.failure is None or outcome.failure.get("stage") == "export"
 
 
 def part_findings(

@@ -129,3 +129,12 @@ async def test_a_part_of_a_parent_checked_on_meta_weights_is_checked_on_meta_too
     assert graphs["Block"]["weights"]["meta"] is True
     assert modules(result)["SelfAttention"] == ("exported", "recorded")
     assert graphs["SelfAttention"]["weights"]["meta"] is True
+
+
+async def test_a_part_its_parent_never_calls_stays_silent(engine: Engine, write) -> None:
+    path = write(
+        "block_uncalled.py", BLOCK.replace("return x + self.attn(self.ln(x))", "return x + self.ln(x)")
+    )
+    result = await check(engine, path)
+    assert modules(result)["SelfAttention"] == ("skipped", "inferred")  # no record: no guess either
+    assert not any(f.module == "SelfAttention" for f in result.diagnostics)

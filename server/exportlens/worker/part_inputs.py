@@ -256,7 +256,7 @@ def _value(node: dict[str, Any], dims: dict[str, Any]) -> tuple[Any, Any]:
         dtype = getattr(torch, t["dtype"])
         shape = t["shape"]
         if dtype.is_floating_point or dtype.is_complex:
-            value = torch.randn(shape, dtype=dtype)
+            value = torch.randn(shape).to(dtype)  # float8 and other dtypes randn has no kernel for
         elif dtype == torch.bool:
             value = torch.randint(0, 2, shape).bool()
         else:

@@ -64,8 +64,6 @@ _RecordedRequired = TypedDict(  # a part, as `parent`'s module holds it, fed wha
 
 class RecordedInputs(_RecordedRequired, total=False):
     meta: bool  # the parent was built on the meta device (sizing.py): built there again
-
-
 InputsSpec = ExportCallInputs | ExampleInputs | InferredInputs | RecordedInputs  # keyed on "kind"
 TargetSpec = TypedDict("TargetSpec", {"name": str, "class": str | None, "inputs": InputsSpec})
 
@@ -96,10 +94,7 @@ class VerifySpec(_VerifyRequired, total=False):
     original: OriginalBuffer  # with compare "original"
 
 
-DevicePolicy = Literal["fake", "real", "cpu"]  # worker/devices.py says what each does
-
-
-class _JobRequired(TypedDict):
+class JobMessage(TypedDict):
     id: int
     path: str
     source: str
@@ -114,10 +109,6 @@ class _JobRequired(TypedDict):
     save_to: str | None
     meta_above_mb: float | None
     verify: VerifySpec | None  # a quick-fix's proof instead of a check
-
-
-class JobMessage(_JobRequired, total=False):
-    device: DevicePolicy  # where the user's tensors go (worker/devices.py); absent: "fake"
 
 
 # -- the answer -----------------------------------------------------------------------------
