@@ -184,6 +184,8 @@ export interface ServerSettings {
   allFailures: boolean;
   /** Models with more MB of weights export on the meta device (nothing allocated); 0: never. */
   metaAboveMb: number;
+  /** Where tensors the code puts on a GPU go (docs/devices.md). */
+  device: 'fake' | 'real' | 'cpu';
   trusted: boolean;
 }
 

@@ -11,6 +11,8 @@ export const SECTION = 'exportlens';
 
 export type Mode = 'auto' | 'non-strict' | 'strict' | 'both';
 export const MODES: readonly Mode[] = ['auto', 'non-strict', 'strict', 'both'];
+export type Device = ServerSettings['device'];
+export const DEVICES: readonly Device[] = ['fake', 'real', 'cpu'];
 
 /** The settings as the user sees them (package.json contributes.configuration). */
 export interface ClientSettings {
@@ -22,6 +24,7 @@ export interface ClientSettings {
   memoryLimitMb: number | null;
   allFailures: boolean;
   metaAboveMb: number;
+  device: 'fake' | 'real' | 'cpu';
 }
 
 export const DEFAULTS: ClientSettings = {
@@ -33,6 +36,7 @@ export const DEFAULTS: ClientSettings = {
   memoryLimitMb: null,
   allFailures: true,
   metaAboveMb: 1024,
+  device: 'fake',
 };
 
 /** Settings whose change needs a new server process (the others apply live). */
@@ -63,6 +67,7 @@ export function readClientSettings(get: SettingReader): ClientSettings {
       typeof memory === 'number' && Number.isFinite(memory) && memory > 0 ? Math.round(memory) : null,
     allFailures: typeof allFailures === 'boolean' ? allFailures : DEFAULTS.allFailures,
     metaAboveMb: number(get('metaAboveMb'), DEFAULTS.metaAboveMb, (n) => n >= 0),
+    device: oneOf(get('device'), DEVICES, DEFAULTS.device),
   };
 }
 
@@ -83,6 +88,7 @@ export function toServerSettings(settings: ClientSettings, context: ServerContex
     python: context.python,
     allFailures: settings.allFailures,
     metaAboveMb: settings.metaAboveMb,
+    device: settings.device,
     trusted: context.trusted,
   };
 }

@@ -61,6 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="export models whose weights exceed MB with meta weights, allocating nothing (0: never)",
     )
     check.add_argument(
+        "--device",
+        choices=("fake", "real", "cpu"),
+        default=DEFAULT.device,
+        help="where tensors the code puts on a GPU go: fake tensors on that device (no GPU touched),"
+        " the real device, or the CPU with real values (default %(default)s; docs/devices.md)",
+    )
+    check.add_argument(
         "--python",
         default=DEFAULT.python,
         metavar="EXE",
@@ -114,6 +121,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         roots=[os.getcwd()],
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above or None,
+        device=args.device,
     )
     settings = dataclasses.replace(
         DEFAULT,
@@ -123,6 +131,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         memory_limit_mb=args.memory_limit,
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above,
+        device=args.device,
     )
     cache = None
     if not args.no_cache:

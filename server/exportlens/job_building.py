@@ -8,6 +8,7 @@ from pathlib import Path
 from .discovery import Target
 from .document import Document
 from .engine import Job
+from .worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
 
@@ -18,6 +19,7 @@ class CheckOptions:
     roots: list[str] = field(default_factory=list)  # workspace roots: importable, "user" code
     all_failures: bool = True  # after a failure, look for the module's other failures too
     meta_above_mb: float | None = 1024.0  # bigger models export with meta weights (no allocation)
+    device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/devices.py)
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -44,6 +46,7 @@ def make_job(doc: Document, target: Target, strict: bool | None, options: CheckO
         load_until=doc.discovery.load_until,
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
+        device=options.device,
     )
 
 

@@ -73,6 +73,7 @@ EXAMPLES: dict[str, list[tuple[str, str, str, str]]] = {
     ],
     "guarded.py": [("Guarded", "both", "data-dependent-branch", "(x < 0).any()")],
     "item_in_if.py": [("TopK", "both", "data-dependent-guard", "count > 3")],
+    "on_gpu.py": [("AddsBias", "both", "device-mismatch", "out += torch.zeros(4)")],
     "non_strict_only.py": [
         ("NumpyMath", "non-strict", "tensor-numpy", "x.numpy()"),
         ("Scale", "non-strict", "tensor-to-python-scalar", "float(x.sum())"),

@@ -44,6 +44,7 @@ def test_defaults_are_the_declared_ones() -> None:
         "trusted": True,
         "exportSites": True,
         "metaAboveMb": 1024.0,
+        "device": "fake",
     }
 
 

@@ -19,6 +19,7 @@ test('valid values are read as they are', () => {
       memoryLimitMb: 2048,
       allFailures: false,
       metaAboveMb: 0,
+      device: 'cpu',
     }),
   );
   assert.deepEqual(settings, {
@@ -30,12 +31,13 @@ test('valid values are read as they are', () => {
     memoryLimitMb: 2048,
     allFailures: false,
     metaAboveMb: 0,
+    device: 'cpu',
   } satisfies ClientSettings);
 });
 
 test('invalid values fall back to the defaults, never reach the server', () => {
   const settings = readClientSettings(
-    reader({ mode: 'loose', runOn: 'always', debounceMs: -1, timeoutSeconds: 0, memoryLimitMb: 'lots', allFailures: 'yes', metaAboveMb: -5, interpreter: 3 }),
+    reader({ mode: 'loose', runOn: 'always', debounceMs: -1, timeoutSeconds: 0, memoryLimitMb: 'lots', allFailures: 'yes', metaAboveMb: -5, device: 'gpu', interpreter: 3 }),
   );
   assert.deepEqual(settings, DEFAULTS);
 });
@@ -56,13 +58,14 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
     python: '/venv/bin/python',
     allFailures: true,
     metaAboveMb: 1024,
+    device: 'fake',
     trusted: false,
   });
   assert.equal(toServerSettings({ ...DEFAULTS, mode: 'both' }, { python: null, trusted: true }).mode, 'both');
 });
 
 test('every server setting name is one the server knows (lsp/settings.py _FIELDS)', () => {
-  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'trusted', 'exportSites'];
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'trusted', 'exportSites'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);
   }

@@ -42,6 +42,16 @@ CODES: dict[str, Code] = {
             library=True,
         ),
         _c(
+            "needs-real-device",
+            "building the module or its inputs needs real values or a device this check does not have",
+            "keep value reads (`.item()`, `torch.load`, CUDA calls) out of what the export needs, or "
+            "set `exportlens.device` to `cpu` (`--device cpu`) to build them on the CPU with real values",
+            severity="warning",
+            refusal=False,
+            tracer=None,
+            library=True,
+        ),
+        _c(
             "module-init-error",
             "the module could not be constructed (`__init__` raised)",
             "fix the constructor, or give the arguments it needs",

@@ -182,6 +182,15 @@ CODES: dict[str, Code] = {
             library=True,
         ),
         _c(
+            "device-mismatch",
+            "tensors on two devices meet in one op: one made on the CPU in a forward that runs on the "
+            "GPU, or inputs on another device than the parameters",
+            "create the tensor on its partner's device (`device=x.device`), or move the inputs and the "
+            "module to the same device",
+            tracer="both",
+            library=True,
+        ),
+        _c(
             "fake-kernel-mismatch",
             "a custom op's fake kernel disagrees with its real kernel (shape, dtype or strides)",
             "make the `register_fake` function return what the real kernel returns",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import devices
 from .constraints import OUT_OF_RANGE, constraint, solver_gave_up, unsolved
 from .kind import Kind, short
 from .kinds import NOT_PYTREE, data_dependent_kind, graph_break_kind, not_pytree_kind, table_kind
@@ -142,12 +143,15 @@ CLASSIFY: tuple[Rule[Failure, Kind], ...] = (
       lambda f: output_kind(f.record) is not None, _output),
     R("the code exited", "user-exit", lambda f: bool(f.mro & {"SystemExit", "KeyboardInterrupt"}), _exit),
     R("out of memory", "out-of-memory", _out_of_memory, lambda f: Kind("out-of-memory", f.first_line[:200])),
+    R("building needed real values or the device", "needs-real-device", devices.needs_real,
+      devices.needs_real_kind),
     R("importing the file raised", "import-error", lambda f: f.stage == "import",
       lambda f: Kind("import-error", f.error)),
     R("building the inputs raised", {"module-init-error", "inputs-error"},
       lambda f: f.stage == "inputs", _inputs),
     R("ExportLens failed", "internal-error", lambda f: f.stage == "internal",
       lambda f: Kind("internal-error", f.error, where="anchor")),
+    R("tensors on two devices meet", "device-mismatch", devices.mismatched, devices.mismatch_kind),
     R("data-dependent guard inside an op", _DATA_DEPENDENT, _guard_inside_an_op, _data_dependent),
     R("a Dim's constraint violated", _CONSTRAINTS, _constraint_violated, lambda f: constraint(f.message)),
     R("torch's Dim solver gave up", "dim-range-narrowed",

@@ -48,6 +48,9 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
             findings.append(finding)
     if record.get("more_skipped") == "meta" and findings:
         findings[0].message += META_SKIPPED
+    if record.get("more_skipped") == "device" and findings:
+        devices = ", ".join(f"`{d}`" for d in (record.get("placement") or {}).get("devices") or [])
+        findings[0].message += DEVICE_SKIPPED.format(devices=devices or "a GPU")
     for cut_short in (record.get("more_truncated"), record.get("guard_sites_budget")):
         if cut_short and findings:  # the worker's words: which pass ran out of time, what to raise
             findings[0].message += f" ({cut_short}.)"
@@ -58,6 +61,13 @@ META_SKIPPED = (
     " Failures after this one were not looked for: the model was checked with meta weights (it is"
     " over `metaAboveMb`), whose values are unknown, so nothing can be traced past this line."
     " Fix it and check again, or raise `metaAboveMb` (`--meta-above`) to search with real weights."
+)
+
+
+DEVICE_SKIPPED = (
+    " Failures after this one were not looked for: the code targets {devices}, checked as fake"
+    " tensors on that device (no values, no GPU touched), so nothing can be traced past this line."
+    " Fix it and check again, or set `exportlens.device` to `cpu` (`--device cpu`) to search on the CPU."
 )
 
 

@@ -28,6 +28,7 @@ class Job:
     meta_above_mb: float | None = 1024.0
     # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
+    device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -51,6 +52,7 @@ class Job:
             "save_to": self.save_to,
             "meta_above_mb": self.meta_above_mb,
             "verify": None if self.verify is None else protocol.checked_verify(self.verify),
+            "device": self.device,
         }
 
 

@@ -140,6 +140,7 @@ class ExportLensServer(LanguageServer):
             roots=self.roots(),
             all_failures=self.settings.all_failures,
             meta_above_mb=self.settings.meta_above_mb or None,
+            device=self.settings.device,
         )
 
     def roots(self) -> list[str]:

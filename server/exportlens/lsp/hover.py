@@ -15,7 +15,15 @@ from ..discovery import Target
 from .app import ExportLensServer
 from .cache import target_at
 from .state import FileState, ModuleEntry
-from .summary_text import SHOW_GRAPH, command_link, dynamic_dims, graph_excerpt, signature, status_line
+from .summary_text import (
+    SHOW_GRAPH,
+    command_link,
+    device_line,
+    dynamic_dims,
+    graph_excerpt,
+    signature,
+    status_line,
+)
 
 STALE = "*Stale: the source changed since this export; it is being re-checked.*"
 
@@ -82,6 +90,8 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
         lines = [f"**{result.mode}** · {graph.get('ops', 0)} ops · {result.seconds:.2f} s", *signature(graph)]
         if dims := dynamic_dims(graph):
             lines.append("Dynamic dims: " + ", ".join(dims))
+        if device := device_line(graph):
+            lines.append(device)
         excerpt, cut = graph_excerpt(str(graph.get("code", "")))
         lines.append(f"```python\n{excerpt}\n```")
         if cut or graph.get("code_truncated"):

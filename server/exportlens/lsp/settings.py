@@ -20,12 +20,13 @@ import dataclasses
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 log = logging.getLogger("exportlens.lsp")
 
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
+DEVICES = ("fake", "real", "cpu")  # worker/devices.py
 # VS Code settings that are the client's alone (vscode-languageclient's LSP trace).
 CLIENT_ONLY = ("trace.server",)
 
@@ -184,6 +185,22 @@ class Settings:
             client=Client(
                 "Models whose weights exceed this many MB are exported on the meta device: same graph and "
                 "findings, no weights allocated (a .pt2 cannot be saved). 0: never."
+            ),
+        ),
+    )
+
+    device: Literal["fake", "real", "cpu"] = _setting(
+        "fake",
+        Spec(
+            "string",
+            '`"fake"`, `"real"`, `"cpu"`: where tensors the code puts on a GPU go (docs/devices.md)',
+            enum=DEVICES,
+            results=True,
+            cli="--device",
+            client=Client(
+                "Where tensors your code puts on a GPU (`.cuda()`, `device=\"cuda\"`, `mps`) go: `fake` "
+                "(fake tensors on that device: no GPU touched, no memory), `real` (use the device), `cpu` "
+                "(run them on the CPU, with real values)."
             ),
         ),
     )

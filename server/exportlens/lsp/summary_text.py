@@ -55,6 +55,17 @@ def dynamic_dims(graph: dict[str, Any]) -> list[str]:
     return dims
 
 
+def device_line(graph: dict[str, Any]) -> str:
+    """Where the code's GPU tensors were (worker/devices.py); '' when it names no accelerator."""
+    placement = graph.get("placement") or {}
+    devices = ", ".join(f"`{d}`" for d in placement.get("devices") or [])
+    if not devices:
+        return ""
+    if placement.get("fake"):
+        return f"Device: {devices} — fake tensors on it: no GPU used, nothing allocated"
+    return f"Device: {devices} ({placement.get('policy')})"
+
+
 def graph_excerpt(code: str) -> tuple[str, bool]:
     lines = code.strip("\n").splitlines()
     return "\n".join(lines[:GRAPH_LINES]), len(lines) > GRAPH_LINES

@@ -20,6 +20,7 @@ from . import protocol
 from .budget import Budget, OutOfBudget
 from .isolation import isolate_child
 from .records import FailureRecord, PartInputs, Stage
+from .records import Placement as PlacementRecord
 
 # Said when an extra pass after the first failure ran out of the job's time (the first is kept).
 OUT_OF_TIME = (
@@ -65,6 +66,7 @@ def execute(
     import torch
 
     from .allfailures import more_failures
+    from .devices import Placement, building, exporting, finish
     from .failure import describe_failure, needs_guard_sites
     from .inputs import Attempt
     from .loader import load_module, parse
@@ -85,6 +87,7 @@ def execute(
     timings: dict[str, float] = {}  # seconds per stage, for benchmarks and logs
     clock = [time.perf_counter()]
     cpu_at_start = time.process_time()  # a spare child spent some warming up before its job
+    placement = Placement(job.get("device") or "fake")  # devices.py: where the tensors go
 
     def tick(stage_name: str) -> None:
         now = time.perf_counter()
@@ -95,12 +98,16 @@ def execute(
 
     try:
         tree = parse(path, source)
-        user_module = load_module(path, source, tree, job["module_name"], job["sys_path"], job["load_until"])
-        tick("load")
-        stage = "inputs"
-        attempt = build_sized(spec, user_module, path, tree, job["meta_above_mb"])
+        with building(placement):  # the file's top level may already say `.cuda()`
+            user_module = load_module(
+                path, source, tree, job["module_name"], job["sys_path"], job["load_until"]
+            )
+            tick("load")
+            stage = "inputs"
+            attempt = build_sized(spec, user_module, path, tree, job["meta_above_mb"], placement)
+            attempt.args, attempt.kwargs = finish(attempt.module, attempt.args, attempt.kwargs, placement)
         tick("inputs")
-        if attempt.meta:
+        if attempt.meta and not placement.fake:
             # Everything the export (and any re-run) creates stays on meta too.
             torch.set_default_device("meta")
         if job["strict"] is None and attempt.strict is not None:
@@ -112,7 +119,7 @@ def execute(
                 "reason": f"{type(attempt.module).__name__} is not a torch.nn.Module",
             }
         stage = "export"
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, exporting(placement):
             warnings.simplefilter("always")
             program = torch.export.export(
                 attempt.module,
@@ -124,6 +131,7 @@ def execute(
         tick("export")
         summary = summarize(program, path, list(caught))
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
+        summary["placement"] = placement.describe()
         tick("summary")
         answer: protocol.JobAnswer = {
             "status": "exported",
@@ -132,7 +140,7 @@ def execute(
             "summary": summary,
         }
         if job["save_to"]:
-            error = save_program(program, job["save_to"], attempt)
+            error = save_program(program, job["save_to"], attempt, placement.describe())
             if error is None:
                 answer["saved"] = job["save_to"]
             else:
@@ -144,6 +152,7 @@ def execute(
         return answer
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)
+        record["placement"] = placement.describe()
         # Re-running user code after an exit / out-of-memory would only repeat it.
         rerun = (
             stage == "export"
@@ -166,7 +175,7 @@ def execute(
                 record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
             record["locate_seconds"] = time.perf_counter() - located
         parts: list[PartInputs] = []
-        if rerun and attempt is not None:
+        if rerun and attempt is not None and not placement.fake:  # fake tensors cannot run eagerly
             from .eager import eager_verdict
 
             recorder = recorder_for(job, attempt)
@@ -180,6 +189,10 @@ def execute(
             # Meta weights have no values: the search (a retrace on real values) stops at this
             # very guard, after tracing the whole model again for nothing.
             record["more_skipped"] = "meta"
+            search = False
+        if search and placement.fake:
+            # The search retraces with real values; fake accelerator tensors have none.
+            record["more_skipped"] = "device"
             search = False
         if search:
             if report_early is not None:
@@ -211,10 +224,18 @@ def _data_dependent(record: FailureRecord) -> bool:
     )
 
 
-def save_program(program: Any, target: str, attempt: Any) -> str | None:
-    """`torch.export.save`, except for meta-weight builds (those weights are not real): why not saved."""
+def save_program(
+    program: Any, target: str, attempt: Any, placement: PlacementRecord | None = None
+) -> str | None:
+    """`torch.export.save`, except for meta-weight or fake-device builds (no real weights): why not saved."""
     import torch
 
+    if placement and placement["fake"]:
+        return (
+            f"not saved: this model was built as fake tensors on {', '.join(placement['devices'])} (no"
+            " weights exist on this machine). Set `exportlens.device` to `cpu` (`--device cpu`) to save a"
+            " .pt2 with real weights on the CPU, or `real` on a machine with that device."
+        )
     if attempt.meta:
         size = attempt.weight_bytes / 2**20
         return (

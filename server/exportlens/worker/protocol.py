@@ -64,6 +64,8 @@ _RecordedRequired = TypedDict(  # a part, as `parent`'s module holds it, fed wha
 
 class RecordedInputs(_RecordedRequired, total=False):
     meta: bool  # the parent was built on the meta device (sizing.py): built there again
+
+
 InputsSpec = ExportCallInputs | ExampleInputs | InferredInputs | RecordedInputs  # keyed on "kind"
 TargetSpec = TypedDict("TargetSpec", {"name": str, "class": str | None, "inputs": InputsSpec})
 
@@ -94,7 +96,10 @@ class VerifySpec(_VerifyRequired, total=False):
     original: OriginalBuffer  # with compare "original"
 
 
-class JobMessage(TypedDict):
+DevicePolicy = Literal["fake", "real", "cpu"]  # worker/devices.py says what each does
+
+
+class _JobRequired(TypedDict):
     id: int
     path: str
     source: str
@@ -109,6 +114,10 @@ class JobMessage(TypedDict):
     save_to: str | None
     meta_above_mb: float | None
     verify: VerifySpec | None  # a quick-fix's proof instead of a check
+
+
+class JobMessage(_JobRequired, total=False):
+    device: DevicePolicy  # where the user's tensors go (worker/devices.py); absent: "fake"
 
 
 # -- the answer -----------------------------------------------------------------------------

@@ -86,7 +86,8 @@ class FailureRecord(_FailureRequired, total=False):
     more: list[FailureRecord]
     more_truncated: str
     more_error: str
-    more_skipped: Literal["meta"]
+    more_skipped: Literal["meta", "device"]  # meta weights, fake accelerator tensors: no values
+    placement: Placement  # where the job's tensors were (devices.py)
     # Set on a record the search found: how, and what torch reported.
     found_by: Literal["real-tensor-propagation"]
     draft_failure_type: str
@@ -137,6 +138,14 @@ class GraphFacts(TypedDict, total=False):
 class Weights(TypedDict):
     meta: bool  # built on the meta device (sizing.py): nothing allocated
     bytes: int
+
+
+class Placement(TypedDict):
+    """Where a job's tensors were (worker/devices.py)."""
+
+    policy: Literal["fake", "real", "cpu"]
+    devices: list[str]  # the accelerator devices the code asked for (`cuda:0`)
+    fake: bool  # some were fake tensors on them: no values, nothing allocated
 
 
 class ViewFrame(TypedDict):
@@ -206,6 +215,7 @@ class _SummaryRequired(TypedDict):
 
 class ExportSummary(_SummaryRequired, total=False):
     weights: Weights
+    placement: Placement
     view: GraphView
 
 

@@ -7,6 +7,10 @@ guards and failures as real weights would, in a fraction of the time and
 memory.  Below it, the module is built again for real.  Code that needs real
 data (loading a checkpoint, `.item()` while building) fails the dry run and
 simply gets the real build.
+
+The dry run is devices.py's build, on the meta device: the same redirect that gives tensors
+the user puts on an accelerator a fake tensor on that device (`.cuda()` under the dry run is
+fake `cuda:0`, allocating nothing), one way to build a model without allocating it.
 """
 
 from __future__ import annotations
@@ -17,17 +21,24 @@ from typing import Any
 
 import torch
 
+from .devices import Placement, building
 from .inputs import Attempt, build
 from .protocol import InputsSpec
 
 
 def build_sized(
-    spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module, limit_mb: float | None
+    spec: InputsSpec,
+    user_module: ModuleType,
+    path: str,
+    tree: ast.Module,
+    limit_mb: float | None,
+    placement: Placement | None = None,
 ) -> Attempt:
+    """Call it inside `devices.building(placement)` (the child does), so the real build is placed too."""
     if not limit_mb:
         return build(spec, user_module, path, tree)
     try:
-        with torch.device("meta"):
+        with building(placement or Placement("real"), meta=True):
             probe = build(spec, user_module, path, tree)
         size = weight_bytes(probe.module)
     except Exception:  # noqa: BLE001 - the dry run is an estimate; the real build decides

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from .devices import Placement, building, exporting, finish
 from .inputs import build
 from .loader import load_module, parse
 from .protocol import JobAnswer, JobMessage, VerifySpec, VerifyVerdict
@@ -45,21 +46,28 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
     strict = bool(job["strict"])
     torch.manual_seed(0)
     tree = parse(path, job["source"])
-    patched = load_module(path, job["source"], tree, job["module_name"], job["sys_path"], job["load_until"])
-    attempt = build_sized(job["target"]["inputs"], patched, path, tree, job["meta_above_mb"])
-    if attempt.meta:
+    placement = Placement(job.get("device") or "fake")
+    with building(placement):
+        patched = load_module(
+            path, job["source"], tree, job["module_name"], job["sys_path"], job["load_until"]
+        )
+        attempt = build_sized(job["target"]["inputs"], patched, path, tree, job["meta_above_mb"], placement)
+        attempt.args, attempt.kwargs = finish(attempt.module, attempt.args, attempt.kwargs, placement)
+    if attempt.meta and not placement.fake:
         torch.set_default_device("meta")  # too big to allocate: prove that it exports, compare nothing
     if job["strict"] is None and attempt.strict is not None:
         strict = attempt.strict
     try:
         try:
-            program = _export(attempt, attempt.dynamic_shapes, strict)
+            with exporting(placement):
+                program = _export(attempt, attempt.dynamic_shapes, strict)
         except Exception as exc:
             if not (spec.get("refine") and "Suggested fixes:" in str(exc)):
                 raise
             # "make this dim dynamic": let torch narrow the new Dims, then prove the narrowed spec.
             shapes = refine(str(exc), attempt.dynamic_shapes)
-            program = _export(attempt, shapes, strict)
+            with exporting(placement):
+                program = _export(attempt, shapes, strict)
             result["refined"] = describe(shapes)
     except Exception as exc:  # noqa: BLE001 - the verdict is the answer
         result["reason"] = _first_line(exc)
@@ -72,6 +80,12 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
         return {"status": "exported", "strict": strict, "verify": result}
     if attempt.meta:
         result["reason"] = "built with meta weights (too big to run): not compared with eager"
+        return {"status": "exported", "strict": strict, "verify": result}
+    if placement.fake:  # fake tensors on the GPU the code targets: nothing to run eagerly
+        devices = ", ".join(sorted(placement.devices))
+        result["reason"] = (
+            f"not proven on this machine: built for {devices} as fake tensors, not compared with eager"
+        )
         return {"status": "exported", "strict": strict, "verify": result}
     reference = attempt.module
     if spec["compare"] == "original":

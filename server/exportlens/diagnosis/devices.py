@@ -1,0 +1,66 @@
+"""Failures that are about devices (worker/devices.py places the tensors): which rule holds, and its words.
+
+- `device-mismatch`: tensors on two devices meet in one op — a `cpu` constant in a forward that
+  runs on `cuda:0`, the inputs on another device than the parameters. torch says so in every
+  tracer (FakeTensorDeviceMismatchError, "is not on the expected device", a strict graph break
+  wrapping it, a ValueError at export entry in newer versions).
+- `needs-real-device`: building the module or inputs needed what a check on fake device tensors
+  (or on a machine without the device) does not have: a value (`.item()`, `.numpy()`), the CUDA
+  runtime (`torch.cuda.synchronize()`, `torch.load(map_location="cuda")`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .kind import Kind, short
+from .rule import Failure
+
+_MISMATCH = (
+    "Expected all tensors to be on the same device",
+    "is not on the expected device",
+    "Unhandled FakeTensor Device Propagation",
+)
+_ENTRY_MISMATCH = re.compile(r"device.{0,40}(mismatch|differ|same device)", re.IGNORECASE)
+_NEEDS_REAL = (
+    "Torch not compiled with CUDA enabled",
+    "not linked with support for",
+    "Cannot access data pointer",
+    "Found no NVIDIA driver",
+    "torch.cuda.is_available() is False",
+    "MPS backend is not available",
+    "_local_scalar_dense",
+)
+_NEEDS_REAL_TYPES = {"DataDependentOutputException", "DynamicOutputShapeException"}
+
+
+def mismatched(f: Failure) -> bool:
+    return (
+        "FakeTensorDeviceMismatchError" in f.chained
+        or any(words in f.message for words in _MISMATCH)
+        or (f.exc_type == "ValueError" and bool(_ENTRY_MISMATCH.search(f.first_line)))
+    )
+
+
+def mismatch_kind(f: Failure) -> Kind:
+    found = re.search(r"found at least two devices, ([\w:]+) and ([\w:]+)", f.message)
+    detail = f"`{found[1]}` and `{found[2]}`" if found else short(f.first_line)
+    return Kind("device-mismatch", detail, {"devices": list(found.groups()) if found else []})
+
+
+def needs_real(f: Failure) -> bool:
+    """Building needed a value or the device (only ever so for fake or missing devices)."""
+    return f.stage in ("import", "inputs") and (
+        bool(f.chained & _NEEDS_REAL_TYPES) or any(words in f.message for words in _NEEDS_REAL)
+    )
+
+
+def needs_real_kind(f: Failure) -> Kind:
+    placement = f.record.get("placement") or {}
+    devices = ", ".join(f"`{d}`" for d in placement.get("devices") or [])
+    where = ""
+    if placement.get("fake"):
+        where = f"the code targets {devices}, built here as fake tensors on it (no values): "
+    elif placement.get("policy") == "real":
+        where = "`exportlens.device` is `real` and this machine lacks the device: "
+    return Kind("needs-real-device", f"{where}{f.error}", {"devices": placement.get("devices") or []})
