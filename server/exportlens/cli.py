@@ -113,9 +113,9 @@ def python_files(paths: list[str]) -> list[Path]:
 
 
 async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
-    engine = Engine(  # no spare child: the CLI's jobs come all at once, one child each
-        EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit, spares=False)
-    )
+    # No spare child, and the warm-up before the first job: the CLI's jobs come all at once.
+    limits = EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit)
+    engine = Engine(dataclasses.replace(limits, spares=False, warm_first=True))
     options = CheckOptions(
         mode=args.mode,
         roots=[os.getcwd()],

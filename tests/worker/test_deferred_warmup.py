@@ -4,8 +4,8 @@
   runs between jobs, worker/warmup.py): that job's findings are those of a warm worker's.
 - A spare child is forked only after a quiet interval with no new job (worker/spare.py QUIET):
   none while jobs come faster than that, even with the worker idle between them, one once they
-  stop; none at all with spares off (the
-  CLI's engine). The worker says on stderr when it forks one; WorkerProcess counts.
+  stop; none at all with spares off (the CLI's engine, which warms up before its first job).
+  The worker says on stderr when it forks one; WorkerProcess counts.
 """
 
 from __future__ import annotations
@@ -101,11 +101,12 @@ async def test_no_spare_is_forked_while_jobs_keep_coming(write, monkeypatch) -> 
         await engine.close()
 
 
-async def test_no_spare_with_spares_off(write) -> None:  # type: ignore[no-untyped-def]
-    engine = Engine(EngineOptions(timeout=60.0, spares=False))  # as the CLI's
+async def test_the_clis_engine_warms_up_first_and_forks_no_spare(write) -> None:  # type: ignore[no-untyped-def]
+    engine = Engine(EngineOptions(timeout=60.0, spares=False, warm_first=True))  # as the CLI's
     try:
+        worker = await engine.worker()
+        await until(lambda: worker.warm, 10.0)  # said before "ready": its jobs all come at once
         await check(engine, write("unspared.py", QUICK.format(n=1)))
-        worker = await warm_worker(engine)
         await asyncio.sleep(QUIET + 1.5)  # a spare would have been forked by now
         assert worker.spares_forked == 0
     finally:

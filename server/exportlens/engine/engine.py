@@ -25,6 +25,9 @@ class EngineOptions:
     memory_mb: int | None = None
     parallel: int = 2
     spares: bool = True  # a warm spare child for the next job (the editor's; the CLI needs none)
+    # Warm up before the first job (the CLI: its jobs come at once, all would run cold), not
+    # between jobs (the editor: the file just opened is checked at once).
+    warm_first: bool = False
 
 
 class Engine:
@@ -60,7 +63,8 @@ class Engine:
         if self._worker is not None:
             self.restarts += 1
             await self._worker.kill()
-        worker = WorkerProcess(self.options.python, self.options.parallel, self.options.spares)
+        options = self.options
+        worker = WorkerProcess(options.python, options.parallel, options.spares, options.warm_first)
         await worker.start()
         self._worker = worker
         return worker

@@ -68,10 +68,13 @@ class WorkerError(RuntimeError):
 
 
 class WorkerProcess:
-    def __init__(self, python: str | None = None, parallel: int = 2, spares: bool = True) -> None:
+    def __init__(
+        self, python: str | None = None, parallel: int = 2, spares: bool = True, warm_first: bool = False
+    ) -> None:
         self.python = python or sys.executable
         self.parallel = parallel
         self.spares = spares  # False: the worker forks no spare child (the CLI: one child per job)
+        self.warm_first = warm_first  # True: it warms up before its first job (the CLI's many jobs)
         # What the worker says on stderr about itself: its deferred warm-up is done, spares forked.
         self.warm = False
         self.spares_forked = 0
@@ -98,6 +101,8 @@ class WorkerProcess:
         env = dict(os.environ, EXPORTLENS_PARALLEL=str(self.parallel), PYTHONUNBUFFERED="1")
         if not self.spares:
             env["EXPORTLENS_SPARE"] = "0"
+        if self.warm_first:
+            env["EXPORTLENS_WARM_FIRST"] = "1"
         try:
             self._proc = await asyncio.create_subprocess_exec(
                 self.python,

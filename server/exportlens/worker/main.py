@@ -4,8 +4,9 @@ It never runs user code itself, so it stays healthy whatever a job does.  One
 single-threaded select loop reads jobs from stdin, drains each child's output
 and result pipes, enforces timeouts and reaps children: no threads, so forking
 is safe.  It is ready once torch is imported: the first job forks at once, and the warm-up
-(warmup.py) runs a step at a time while nothing runs, or while jobs wait anyway.  Once warm and
-quiet it keeps one warm spare child for the next job (spare.py).
+(warmup.py) runs a step at a time while nothing runs (all of it first with
+EXPORTLENS_WARM_FIRST=1: the CLI's).  Once warm and quiet it keeps one warm spare child for
+the next job (spare.py).
 A child's early reports are passed on as they come; its final answer is sent
 as soon as it is complete, and the child is killed and reaped after, never
 waited for.  Protocol messages go to a private duplicate of fd 1; fd 1 itself
@@ -253,13 +254,13 @@ class Worker:
         self.reap(wait=1.0)  # what it killed is gone by the time the engine sees it exit
 
     def warm_a_little(self) -> bool:
-        """One warm-up step when jobs are queued anyway (the CLI's many files), or when nothing
-        runs and either no job came for `QUIET` s (a job sent just after "ready", or the next
-        batch of an opened file, would wait for the step) or the worker has been up `WARM_BY` s
-        (jobs one after another, never quiet, would all run cold): True if one ran."""
+        """One warm-up step when nothing runs or waits (a step blocks the loop: no report, kill
+        or reap meanwhile) and either no job came for `QUIET` s (a job sent just after "ready",
+        or the next batch of an opened file, would wait for it) or the worker has been up
+        `WARM_BY` s (jobs one after another, never quiet, would all run cold): True if one ran."""
         if self.warmup is None or self.warmup.done:
             return False
-        if not self.queue and (self.running or self.warm_in() > 0):
+        if self.queue or self.running or self.warm_in() > 0:
             return False
         self.warmup.step()
         return True
@@ -284,6 +285,8 @@ def main() -> None:
         prepare_for_forking()
         torch.export.export  # noqa: B018 - a torch without it cannot be used: fatal now, not per job
         worker.warmup = WarmUp()
+        while os.environ.get("EXPORTLENS_WARM_FIRST") == "1" and not worker.warmup.done:
+            worker.warmup.step()  # the CLI's: its many jobs come at once, none would wait less
         worker.last_job = worker.ready_at = time.monotonic()  # a first job comes at once
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, not raised
         torch_version = getattr(sys.modules.get("torch"), "__version__", None)  # for "too old"
