@@ -44,9 +44,13 @@ test: lint typecheck unit ext-check
 test-fast: setup
 	$(PY) -m pytest -q -m "not slow" tests
 
-# Every figure of the performance issue, one measurement at a time (~10 min on an idle 2-core
-# machine): prints the table and writes bench/results/latest.md and latest.json.
-bench: setup
+# Every figure of the performance issues, one measurement at a time (~20 min on an idle 2-core
+# machine): prints the table and writes bench/results/latest.md and latest.json. The real-editor
+# figure runs the packaged extension in code-server; its runner sits beside the UI tests' (it
+# uses their editor.ts).
+bench: setup ext-setup ext-package
+	npx esbuild bench/editor_first_diagnostic.ts --bundle --platform=node --target=node20 --format=cjs \
+	  --external:playwright-core --outfile=dist/test/runner/editor_first_diagnostic.js --log-level=warning
 	$(PY) bench/all.py
 
 # The README's screenshots. Tests write theirs under dist/ only (a clone stays clean after

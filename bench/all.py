@@ -1,11 +1,16 @@
-"""Every figure of the performance issue in one command, as a table of ratios.
+"""Every figure of the performance issues in one command, as a table of ratios.
 
-    PYTHONPATH=server python bench/all.py [--quick] [--real-large] [--out bench/results]
+    PYTHONPATH=server python bench/all.py [--quick] [--real-large] [--no-editor] [--out bench/results]
 
 Runs, one measurement at a time: `run.py` (cold script, floor, engine per check; worker
 RSS), `scale.py` (the 1.34B-parameter model on meta weights; a 2,000-line file of 50
-modules), `lsp_latency.py` (edit → diagnostics and hover through the real server) and
-`allfailures_cost.py` (in this process, last, as it imports torch here).  Each figure is
+modules), `lsp_latency.py` (edit → diagnostics and hover through the real server),
+`spares.py` (spares forked while typing), `breakdown.py` (where an edit's milliseconds go per
+stage), `first_diagnostic.py` (a fresh server opening a
+failing file), `reopen.py` (results kept between sessions: the editor and the CLI),
+`editor_first_diagnostic.ts` (activation → squiggle in code-server with the packaged
+extension, built by `make bench`; --no-editor leaves it out, for a run without code-server)
+and `allfailures_cost.py` (in this process, last, as it imports torch here).  Each figure is
 read against the floor or the peer measured in the same run, so a busy machine shows in
 both; the load average before and after is printed too.  Prints the table, then the
 machine and each script's own table; writes them to OUT/latest.md and OUT/latest.json.
@@ -34,12 +39,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))  # ex
 
 import run
 import scale
+from breakdown import Breakdown
+from breakdown import measure as measure_breakdown
 from exportlens.engine import Engine, EngineOptions
+from opening_figures import Opening, opening_figures
+from spares import SparesReport, measure_spares
 from summary import Figure, figures, markdown_table
 
 if TYPE_CHECKING:  # imported when their steps run (see there)
     from allfailures_cost import Cost
+    from first_diagnostic import FirstDiagnostic
     from lsp_latency import LspReport
+    from reopen import ReopenReport
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,12 +69,14 @@ class Plan:
     hovers: int  # per model
     repeat: int  # allfailures_cost.py
     cost_layers: int  # allfailures_cost.py's transformer
+    opens: int  # first_diagnostic.py and reopen.py: fresh servers per model
+    editor: bool  # editor_first_diagnostic.ts
 
     @staticmethod
-    def of(quick: bool, real_large: bool) -> Plan:
+    def of(quick: bool, real_large: bool, editor: bool = True) -> Plan:
         if quick:
-            return Plan(quick, real_large, 2, 4, 12, 2, 4, 30, 1, 2)
-        return Plan(quick, real_large, 4, 24, 50, 5, 20, 300, 3, 12)
+            return Plan(quick, real_large, 2, 4, 12, 2, 4, 30, 1, 2, 1, editor)
+        return Plan(quick, real_large, 4, 24, 50, 5, 20, 300, 3, 12, 3, editor)
 
 
 @dataclass
@@ -72,13 +85,17 @@ class Reports:
     scale: scale.ScaleReport
     lsp: LspReport
     costs: list[Cost]
+    opening: Opening
+    breakdown: Breakdown
 
 
 def say(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
 
-async def measure_with_engine(plan: Plan) -> tuple[run.Report, scale.ScaleReport, LspReport]:
+async def measure_with_engine(
+    plan: Plan,
+) -> tuple[run.Report, scale.ScaleReport, LspReport, SparesReport, Breakdown]:
     """The steps that need no torch in this process, sharing one engine (one worker start-up)."""
     engine = Engine(EngineOptions(timeout=600.0))
     try:
@@ -91,19 +108,41 @@ async def measure_with_engine(plan: Plan) -> tuple[run.Report, scale.ScaleReport
         import lsp_latency  # here, not above: run.py's caller RSS is read without pygls' client side
 
         lsp = await lsp_latency.measure_lsp(plan.edits, plan.hovers, engine, plan.transformer_layers)
+        say(f"spares while typing: {plan.edits} versions")
+        spares = await measure_spares(plan.edits, engine)
+        say(f"where an edit's milliseconds go: {plan.rechecks * 2} jobs per model and tracer")
+        parts = await measure_breakdown(plan.rechecks * 2, plan.transformer_layers, engine)
     finally:
         await engine.close()
-    return bench, big, lsp
+    return bench, big, lsp, spares, parts
+
+
+async def measure_opening(plan: Plan) -> tuple[list[FirstDiagnostic], ReopenReport]:
+    """Fresh servers, each with its own worker: nothing shared with the steps above."""
+    import first_diagnostic  # pygls' client side, as lsp_latency
+    import reopen
+
+    say(f"first diagnostic: {plan.opens} fresh server(s) per model")
+    first = await first_diagnostic.measure_first(plan.opens, plan.transformer_layers)
+    say(f"reopen: {plan.opens} time(s) the CLI on examples/ and the editor")
+    return first, await reopen.measure_reopen(plan.opens)
 
 
 def measure(plan: Plan) -> Reports:
-    bench, big, lsp = asyncio.run(measure_with_engine(plan))
+    bench, big, lsp, spares, parts = asyncio.run(measure_with_engine(plan))
+    first, reopened = asyncio.run(measure_opening(plan))
+    editor = {}
+    if plan.editor:
+        import first_diagnostic
+
+        say(f"real editor: {plan.opens} fresh code-server(s) per model")
+        editor = first_diagnostic.in_editor(plan.opens, plan.transformer_layers)
     say(f"all-failures cost: repeat {plan.repeat}, {plan.cost_layers}-layer transformer")
     import allfailures_cost  # imports torch into this process: last
 
     with quiet_stderr():  # torch logs each failing graph (thousands of lines); the worker pipes them away
         costs = allfailures_cost.measure_costs(plan.repeat, plan.cost_layers)
-    return Reports(bench, big, lsp, costs)
+    return Reports(bench, big, lsp, costs, Opening(first, editor, reopened, spares), parts)
 
 
 @contextlib.contextmanager
@@ -124,12 +163,24 @@ def quiet_stderr() -> Iterator[None]:
 
 def raw_tables(plan: Plan, reports: Reports) -> dict[str, str]:
     """Each script's own table, as it prints it."""
-    import allfailures_cost  # both already imported by `measure`
+    import allfailures_cost  # all already imported by `measure`
+    import breakdown
+    import first_diagnostic
     import lsp_latency
+    import reopen
+    import spares
 
+    opening = reports.opening
+    editor = "\n".join(f"{model:<12}  activation → squiggle {s:.2f} s" for model, s in opening.editor.items())
     return {
+        "editor_first_diagnostic.ts: the real editor (code-server, packaged extension)": editor
+        or "not run (--no-editor)",
+        "first_diagnostic.py: a fresh server opens a failing file": first_diagnostic.table(opening.first),
+        "reopen.py: results kept between sessions": reopen.table(opening.reopen),
+        "spares.py: spares while typing": spares.table(opening.spares),
         "run.py: per model and tracer": run.table(reports.bench),
         "lsp_latency.py: through the language server": lsp_latency.table(reports.lsp),
+        "breakdown.py: where an edit's milliseconds go": breakdown.table(reports.breakdown),
         "scale.py: large model, many modules": scale.table(reports.scale),
         "allfailures_cost.py: finding all failures": allfailures_cost.table(reports.costs, plan.repeat),
     }
@@ -145,7 +196,8 @@ def machine(start_load: tuple[float, ...], end_load: tuple[float, ...], plan: Pl
         "load average (1, 5, 15 min): " + f"{' '.join(f'{x:.2f}' for x in start_load)} at the start, "
         f"{' '.join(f'{x:.2f}' for x in end_load)} at the end",
         f"run: {'--quick (smoke: few repetitions, scaled-down models)' if plan.quick else 'full'}"
-        + (", --real-large" if plan.real_large else ""),
+        + (", --real-large" if plan.real_large else "")
+        + ("" if plan.editor else ", --no-editor"),
     ]
 
 
@@ -153,14 +205,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="smoke run: few repetitions, smaller models")
     parser.add_argument("--real-large", action="store_true", help="also the large model with real weights")
+    parser.add_argument("--no-editor", action="store_true", help="leave out the code-server measurement")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"), help="where latest.md/.json go")
     args = parser.parse_args(argv)
-    plan = Plan.of(args.quick, args.real_large)
+    plan = Plan.of(args.quick, args.real_large, editor=not args.no_editor)
     start_load = os.getloadavg()
     reports = measure(plan)
     end_load = os.getloadavg()
     params = scale.large_params(plan.large_layers)
-    rows = figures(plan.quick, reports.bench, reports.scale, reports.lsp, reports.costs, params)
+    rows = opening_figures(reports.opening, reports.bench)
+    rows += figures(plan.quick, reports.bench, reports.scale, reports.lsp, reports.costs, params)
     facts = machine(start_load, end_load, plan, reports.bench.torch)
     raw = raw_tables(plan, reports)
     table = markdown_table(rows)
@@ -204,6 +258,8 @@ def write(
             "lsp": asdict(reports.lsp),
             "scale": asdict(reports.scale),
             "allfailures": [asdict(cost) for cost in reports.costs],
+            "opening": asdict(reports.opening),
+            "breakdown": reports.breakdown,
         },
     }
     (out / "latest.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

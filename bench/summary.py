@@ -34,7 +34,7 @@ def number(value: float) -> str:
 
 @dataclass
 class Figure:
-    number: int  # the target's number in the issue
+    number: str  # the target's number in its issue ("18.1": issue 18's first target)
     name: str
     measured: float
     unit: str  # "ms", "s", "MB", "cores", "" for a count
@@ -94,7 +94,7 @@ class Figure:
         if self.reference is not None:
             reference = f"{self.with_unit(self.reference)} ({self.reference_name})"
         return (
-            str(self.number),
+            self.number,
             self.name,
             self.with_unit(self.measured),
             reference,
@@ -138,9 +138,14 @@ def markdown_table(figures: list[Figure]) -> str:
 
 
 def figures(
-    quick: bool, bench: Report, scale: ScaleReport, lsp: LspReport, costs: list[Cost], params: float
+    quick: bool,
+    bench: Report,
+    scale: ScaleReport,
+    lsp: LspReport,
+    costs: list[Cost],
+    params: float,
 ) -> list[Figure]:
-    """The rows, in the issue's order; `params`: the large model's parameter count."""
+    """The rows, in the issues' order; `params`: the large model's parameter count."""
     return [
         *edit_latency(lsp),
         *cold_path(bench),
@@ -158,7 +163,7 @@ def edit_latency(lsp: LspReport) -> list[Figure]:
         for pct, value, bound in (("p50", row.edit_p50_ms, 100.0), ("p95", row.edit_p95_ms, 250.0)):
             when = f"{row.pause_s:g} s pause before each edit" if row.pause_s else "edits back to back"
             name = f"edit → diagnostics {pct}, {row.model}, {when} (server, debounce 0)"
-            out.append(Figure(1, name, value, "ms", row.floor_ms, "warm export", "diff", ("<=", bound)))
+            out.append(Figure("18.4", name, value, "ms", row.floor_ms, "warm export", "diff", ("<=", bound)))
     return out
 
 
@@ -167,7 +172,9 @@ def cold_path(bench: Report) -> list[Figure]:
     out = []
     for r in (r for r in bench.rows if r.model == "mlp"):
         name = f"check of the MLP, {r.mode} (engine p50)"
-        out.append(Figure(2, name, r.engine_p50_s, "s", r.cold_s, "cold script", "speedup", (">=", 20.0)))
+        out.append(
+            Figure("18.5", name, r.engine_p50_s, "s", r.cold_s, "cold script", "speedup", (">=", 20.0))
+        )
     return out
 
 
@@ -182,7 +189,7 @@ def all_failures(costs: list[Cost]) -> list[Figure]:
     out = []
     for c in worst.values():
         name = f"all failures, {c.case} ({c.mode}; {c.extra + 1} found)"
-        out.append(Figure(3, name, c.total_s, "s", c.clean_s, "clean export", "ratio", ("<=", 3.0)))
+        out.append(Figure("3", name, c.total_s, "s", c.clean_s, "clean export", "ratio", ("<=", 3.0)))
     return out
 
 
@@ -196,12 +203,14 @@ def large_model(scale: ScaleReport, quick: bool, params: float) -> list[Figure]:
         name = f"{model}, meta weights, all failures {'on' if check.all_failures else 'off'}"
         seconds, rss = (peer.seconds, peer.peak_rss_mb) if peer else (None, None)
         out.append(
-            Figure(4, f"{name}: check", check.seconds, "s", seconds, "real weights", None, ("<=", 5.0))
+            Figure("4", f"{name}: check", check.seconds, "s", seconds, "real weights", None, ("<=", 5.0))
         )
         if check.all_failures and check.first_s is not None:  # shown before the search for more
-            out.append(Figure(4, f"{name}: first diagnostic", check.first_s, "s", limit=("<=", 5.0)))
+            out.append(Figure("4", f"{name}: first diagnostic", check.first_s, "s", limit=("<=", 5.0)))
         peak = check.peak_rss_mb
-        out.append(Figure(4, f"{name}: job peak RSS", peak, "MB", rss, "real weights", None, ("<=", 1024.0)))
+        out.append(
+            Figure("4", f"{name}: job peak RSS", peak, "MB", rss, "real weights", None, ("<=", 1024.0))
+        )
     return out
 
 
@@ -209,9 +218,9 @@ def memory(bench: Report, lsp: LspReport) -> list[Figure]:
     """5: hover from the cache, the server's RSS; the worker's idle RSS next to a plain torch process."""
     idle, torch = bench.worker_rss_idle_mb, bench.floor_rss_mb
     return [
-        Figure(5, "hover p99, from the cache", lsp.hover_p99_ms, "ms", limit=("<=", 20.0)),
-        Figure(5, "server RSS", lsp.server_rss_mb, "MB", limit=("<=", 80.0)),
-        Figure(5, "worker RSS, idle", idle, "MB", torch, "torch process", "ratio"),
+        Figure("5", "hover p99, from the cache", lsp.hover_p99_ms, "ms", limit=("<=", 20.0)),
+        Figure("5", "server RSS", lsp.server_rss_mb, "MB", limit=("<=", 80.0)),
+        Figure("5", "worker RSS, idle", idle, "MB", torch, "torch process", "ratio"),
     ]
 
 
@@ -224,14 +233,21 @@ def many_modules(scale: ScaleReport, quick: bool) -> list[Figure]:
     cores = float(os.cpu_count() or 1)
     # Both cores busy: well above 1 (serial); not 2, as the caller and the worker's loop need some.
     return [
-        Figure(6, f"first full check, {size}", many.full_s, "s"),
+        Figure("6", f"first full check, {size}", many.full_s, "s"),
         Figure(
-            6, "re-check after editing one module", many.recheck_s, "s", many.full_s, "full check", "ratio"
+            "6", "re-check after editing one module", many.recheck_s, "s", many.full_s, "full check", "ratio"
         ),
         Figure(
-            6, "modules re-exported by that edit", changed, "", many.modules, "in the file", None, ("<=", 1)
+            "6", "modules re-exported by that edit", changed, "", many.modules, "in the file", None, ("<=", 1)
         ),
         Figure(
-            6, "cores used, full check", many.cores_used, "cores", cores, "on the machine", None, (">=", 1.5)
+            "6",
+            "cores used, full check",
+            many.cores_used,
+            "cores",
+            cores,
+            "on the machine",
+            None,
+            (">=", 1.5),
         ),
     ]
