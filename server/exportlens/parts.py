@@ -3,14 +3,14 @@
 A class that is only part of a module with real inputs (discovery's `part_of`) is never checked
 on guessed inputs. While its parent is exported, the worker records what it receives
 (worker/part_inputs.py); the part is then exported on its own with those inputs (random tensors
-of the recorded shapes and dtypes, its parent's Dims where the sizes say so), and its findings
+of the recorded shapes and dtypes, its parent's Dims on the dims that follow them), and its findings
 land on its lines like any other module's:
 - one its parent's export already found (the same code on the same line, or any parent error on
   that line) is not said twice;
 - an error of a part whose parent exports in that tracer cannot be hit by the user's export (the
   parent traced the part with those very inputs): it comes from checking the part alone (a range
-  the parent's code bounded, a static dim the size heuristic took for a Dim), so it is one
-  information finding, `recorded-inputs-failed`.
+  the parent's code bounded, values the random inputs lack), so it is one information finding,
+  `recorded-inputs-failed`.
 A part without a record (its parent never called it, or its inputs cannot be rebuilt) stays
 silent, as before; so does one whose rebuilt inputs fail before the export.
 """

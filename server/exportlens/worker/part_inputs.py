@@ -7,11 +7,9 @@ each such submodule receives, the first call per class: the structure of its arg
 tensor's shape and dtype (and the range of an integer tensor's values), each other value as is.
 
 Which dims are symbolic: the parent's `dynamic_shapes` name a `Dim` (or `Dim.AUTO` /
-`Dim.DYNAMIC`) per dynamic input dim, each with its example size. A part's dim whose size equals
-such an example size is taken to be that same `Dim` (the first one declared, when two share a
-size; sizes 0 and 1 never, torch specializes those). A heuristic: a static dim that happens to be
-as large as the batch is marked dynamic too, so what a part's check says about its Dims is
-weighed against its parent's own export (server side, parts.py).
+`Dim.DYNAMIC`) per dynamic input dim. A part's dim follows one when it changes with it: a second
+pass on the parent's inputs narrowed along its Dims tells (part_dims.py); sizes alone cannot (a
+batch of 2 and 2 heads). A part is checked with only the Dims that pass confirmed.
 
 The hooks run in an eager pass of their own, after the parent's export (or in the eager pass a
 failure already makes, eager.py), and are removed when it ends: the exported graph never sees
@@ -25,12 +23,13 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from typing import Any, Literal
+from typing import Any
 
 import torch
 
 from .budget import Budget, OutOfBudget
 from .inputs import Attempt
+from .part_dims import ParentDims, confirm, narrowed, parent_dims
 from .records import PartDim, PartInputs
 
 _SCALARS = (int, float, bool, str, type(None))
@@ -55,7 +54,9 @@ class PartRecorder:
             for name, m in root.named_modules()
             if name and type(m).__module__ == module_name and type(m) is not type(root)
         ]
-        self.dims = parent_dims(attempt) if self.parts else {}
+        self.dims = parent_dims(attempt) if self.parts else ParentDims()
+        self.confirmed = not self.dims.by_name  # no Dims: nothing to confirm
+        self._into = self.records  # where the hooks describe what they see
         self._handles: dict[str, list[Any]] = {}
 
     def __enter__(self) -> PartRecorder:
@@ -74,10 +75,10 @@ class PartRecorder:
 
     def _hook(self, cls: str, path: str) -> Any:
         def hook(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-            if cls not in self.records:
-                self.records[cls] = describe(cls, path, args, kwargs, self.dims)
+            if cls not in self._into:
+                self._into[cls] = describe(cls, path, args, kwargs, self.dims.by_size())
                 if self.attempt.meta:
-                    self.records[cls]["meta"] = True
+                    self._into[cls]["meta"] = True
                 for handle in self._handles.get(cls, []):  # the first call per class is enough
                     handle.remove()
 
@@ -91,7 +92,28 @@ class PartRecorder:
         with self, torch.no_grad(), contextlib.suppress(Exception):
             self.attempt.module(*self.attempt.args, **(self.attempt.kwargs or {}))
 
+    def confirm(self) -> None:
+        """Which dims follow the parent's Dims: a second pass on narrowed inputs (part_dims.py)."""
+        deltas = self.dims.deltas()
+        if self.confirmed or not self.records or not deltas:
+            return
+        args, kwargs = narrowed(self.attempt, self.dims, deltas)
+        second: dict[str, PartInputs] = {}
+        self._into = second
+        try:
+            with self, torch.no_grad(), contextlib.suppress(Exception):
+                self.attempt.module(*args, **kwargs)
+        finally:
+            self._into = self.records
+        for cls, record in self.records.items():
+            confirm(record, second.get(cls), self.dims, deltas)
+        self.confirmed = True
+
     def found(self) -> list[PartInputs]:
+        """The records; a Dim no second pass confirmed is dropped (the part is checked static)."""
+        if not self.confirmed:
+            for record in self.records.values():
+                confirm(record, None, self.dims, {})
         return list(self.records.values())
 
 
@@ -106,6 +128,7 @@ def record_parts(
     try:
         with budget.bounded(share=0.5):
             recorder.run()
+            recorder.confirm()
     except OutOfBudget:
         pass
     return recorder.found()
@@ -163,61 +186,6 @@ def _node(value: Any, dims: dict[int, PartDim], used: dict[str, PartDim]) -> dic
     if type(value) is dict and all(isinstance(k, str) for k in value):
         return {"dict": [[k, _node(v, dims, used)] for k, v in value.items()]}
     raise Unsupported(f"a {type(value).__name__} argument")
-
-
-def parent_dims(attempt: Attempt) -> dict[int, PartDim]:
-    """Example size -> the parent's dynamic Dim of that size (the first declared)."""
-    spec = attempt.dynamic_shapes
-    if spec is None:
-        return {}
-    try:
-        bound = inspect.signature(attempt.module.forward).bind(*attempt.args, **(attempt.kwargs or {}))
-    except (TypeError, ValueError):
-        return {}
-    values = list(bound.arguments.values())
-    if isinstance(spec, dict):
-        pairs = [(bound.arguments.get(k), s) for k, s in spec.items()]
-    else:
-        pairs = list(zip(values, spec, strict=False))
-    found: dict[int, PartDim] = {}
-    for value, entry in pairs:
-        _walk(value, entry, found)
-    return found
-
-
-def _walk(value: Any, spec: Any, found: dict[int, PartDim]) -> None:
-    if spec is None:
-        return
-    if isinstance(value, torch.Tensor):
-        per_dim = spec.items() if isinstance(spec, dict) else enumerate(spec)
-        for index, dim in per_dim:
-            if isinstance(index, int) and 0 <= index < value.dim():
-                size = int(value.shape[index])
-                described = _dim(dim, size, index, len(found))
-                if described is not None and size > 1:
-                    found.setdefault(size, described)
-    elif isinstance(value, (tuple, list)) and isinstance(spec, (tuple, list)):
-        for v, s in zip(value, spec, strict=False):
-            _walk(v, s, found)
-    elif isinstance(value, dict) and isinstance(spec, dict):
-        for key, v in value.items():
-            _walk(v, spec.get(key), found)
-
-
-def _dim(dim: Any, size: int, index: int, count: int) -> PartDim | None:
-    """A plain Dim, or Dim.AUTO / Dim.DYNAMIC; a derived Dim (`2 * d`) or a static size is None."""
-    hint = getattr(getattr(dim, "type", None), "name", None)
-    if hint in ("AUTO", "DYNAMIC"):
-        kind: Literal["auto", "dynamic"] = "auto" if hint == "AUTO" else "dynamic"
-        return {"name": f"{kind}{count}", "hint": kind, "size": size, "min": None, "max": None}
-    name = getattr(dim, "__name__", None)
-    if not isinstance(name, str) or hasattr(dim, "root") or not hasattr(dim, "min"):
-        return None
-    return {"name": name, "hint": "dim", "size": size, "min": _bound(dim.min), "max": _bound(dim.max)}
-
-
-def _bound(value: Any) -> int | None:
-    return value if isinstance(value, int) and abs(value) < 2**62 else None
 
 
 # -- rebuilding -----------------------------------------------------------------------------
