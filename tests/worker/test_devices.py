@@ -136,9 +136,11 @@ if __name__ == "__main__":
     )
     no_cuda_error(result)
     mixed = [d for d in result.diagnostics if d.module == "Mixed()"]
-    assert {(d.code, d.mode) for d in mixed} == {("device-mismatch", "both")}, [d.message for d in mixed]
-    assert mixed[0].range.start.line == line_of(mixed[0].path, "torch.ones(2, 4)")
-    assert "`cuda:0` and `cpu`" in mixed[0].message, mixed[0].message
+    assert {d.code for d in mixed} == {"device-mismatch"}, [d.message for d in mixed]
+    # Both tracers refuse it: said once, or once each where torch 2.10's strict marks the statement.
+    assert {d.mode for d in mixed} in ({"both"}, {"non-strict", "strict"}), [d.mode for d in mixed]
+    assert {d.range.start.line for d in mixed} == {line_of(mixed[0].path, "torch.ones(2, 4)")}
+    assert all("`cuda:0` and `cpu`" in d.message for d in mixed), [d.message for d in mixed]
     # The module on cuda:0, its inputs on the CPU: torch stops in the Linear, said from the user's call.
     moved = [d for d in result.diagnostics if d.module == "Net" and d.code == "device-mismatch"]
     assert moved and "`cpu` and `cuda:0`" in moved[0].message, [d.message for d in result.diagnostics]

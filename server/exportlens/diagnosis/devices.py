@@ -43,7 +43,10 @@ def mismatched(f: Failure) -> bool:
 
 
 def mismatch_kind(f: Failure) -> Kind:
-    found = re.search(r"found at least two devices, ([\w:]+) and ([\w:]+)", f.message)
+    # "found at least two devices, cuda:0 and cpu!"; 2.10 dynamo: "found two different devices cuda:0, cpu"
+    found = re.search(
+        r"found (?:at least )?two (?:different )?devices,? ([\w:]+)(?: and|,) ([\w:]+)", f.message
+    )
     detail = f"`{found[1]}` and `{found[2]}`" if found else short(f.first_line)
     return Kind("device-mismatch", detail, {"devices": list(found.groups()) if found else []})
 

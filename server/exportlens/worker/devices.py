@@ -172,7 +172,9 @@ def _availability(placement: Placement, only: tuple[str, ...] = ()) -> Iterator[
     if placement.policy != "fake":
         yield
         return
-    patched = [
+    from torch._subclasses import fake_tensor
+
+    patched: list[tuple[Any, str, Any]] = [
         (torch.cuda, "is_available", True),
         (torch.cuda, "device_count", 1),
         (torch.cuda, "current_device", 0),
@@ -182,6 +184,12 @@ def _availability(placement: Placement, only: tuple[str, ...] = ()) -> Iterator[
     saved = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in patched]
     for owner, attr, answer in patched:
         setattr(owner, attr, _answering(getattr(owner, attr), answer, only))
+    # A cuda FakeTensor makes a real CUDA tensor once, when CUDA is there, "for backward"
+    # (torch >= 2.10): a check that never runs backward must not create a GPU context for it.
+    gpu_context = getattr(fake_tensor, "init_gpu_context", None)
+    if gpu_context is not None:
+        saved.append((fake_tensor, "init_gpu_context", gpu_context))
+        setattr(fake_tensor, "init_gpu_context", lambda device: None)  # noqa: B010 - torch types it a cache
     try:
         yield
     finally:
@@ -189,7 +197,11 @@ def _availability(placement: Placement, only: tuple[str, ...] = ()) -> Iterator[
             setattr(owner, attr, original)
 
 
-def _answering(original: Any, answer: Any, only: tuple[str, ...]) -> Any:
+def _answering(current: Any, answer: Any, only: tuple[str, ...]) -> Any:
+    # Nested (the meta dry run inside the build): wrap torch's own function, never a wrapper,
+    # whose caller would be this file (not torch's) and be told True.
+    original = getattr(current, "__exportlens_original__", current)
+
     def patched(*args: Any, **kwargs: Any) -> Any:
         caller = os.path.realpath(sys._getframe(1).f_code.co_filename)
         told = caller in only if only else not caller.startswith(_TORCH_DIR)
@@ -200,6 +212,7 @@ def _answering(original: Any, answer: Any, only: tuple[str, ...]) -> Any:
         except (AssertionError, RuntimeError):
             return answer
 
+    patched.__exportlens_original__ = original  # type: ignore[attr-defined]
     return patched
 
 
