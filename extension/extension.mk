@@ -6,7 +6,8 @@
 #   make ext-unit     unit tests of the client's own logic (node --test)
 #   make ext-package  dist/exportlens.vsix (@vscode/vsce)
 #   make ext-test     extension-host tests inside a real code-server 4.100.3
-#   make ext-ui       Playwright UI scenario on the installed .vsix; screenshots in dist/screenshots/
+#   make ext-ui       Playwright UI scenarios on the installed .vsix (ui.ts, then the graph panel's
+#                     graphUi.ts); screenshots in dist/screenshots/
 #                     (`make screenshots` copies them into docs/screenshots/)
 #   make ext-check    all of the above
 #   make ext-icon     re-render extension/media/icon.png from icon.svg (the PNG is committed)
@@ -16,7 +17,7 @@
 EXT_APT := chromium libkrb5-dev pkg-config ripgrep
 EXT_ROOT_STAMP := node_modules/.ci-$(shell cksum < package-lock.json | cut -d' ' -f1)
 EXT_EDITOR_STAMP := extension/editor/node_modules/.ci-$(shell cksum < extension/editor/package-lock.json | cut -d' ' -f1)
-EXT_SOURCES := $(wildcard extension/src/*.ts) package.json tsconfig.json extension/esbuild.mjs
+EXT_SOURCES := $(wildcard extension/src/*.ts extension/src/graph/*.ts extension/src/graph/webview/*.ts) package.json tsconfig.json extension/esbuild.mjs
 
 .PHONY: ext-setup ext-apt ext-build ext-lint ext-unit ext-package ext-test ext-ui ext-check ext-icon ext-clean
 
@@ -71,6 +72,7 @@ ext-test: ext-setup ext-build
 ext-ui: ext-setup ext-package
 	node extension/esbuild.mjs --tests
 	node dist/test/runner/ui.js
+	node dist/test/runner/graphUi.js
 
 ext-check: ext-lint ext-unit ext-test ext-ui
 
