@@ -33,6 +33,7 @@ const SVG_STYLE = `
 .node text { font: 11px var(--vscode-editor-font-family, monospace); fill: #fff; pointer-events: none; }
 .node .detail { fill: #ffffffb0; font-size: 10px; }
 .node { cursor: pointer; }
+.far .node text, .far .box-label { display: none; }
 .node.kind-group rect { stroke: #fff8; stroke-dasharray: 4 2; }
 .node.hl rect { stroke: #ffd500; stroke-width: 3; }
 .node.selected rect { stroke: #3af; stroke-width: 3; }

@@ -67,12 +67,28 @@ export function buildModel(view: GraphView): Model {
     }
   };
   const branchOf = new Map(view.branches.map((b) => [b.id, b]));
+  // A weight belongs with the op that reads it: its module's group holds (and collapses) it.
+  const reader = new Map<string, ViewNode>();
+  for (const node of view.nodes) {
+    for (const input of node.inputs) {
+      if (!reader.has(input)) {
+        reader.set(input, node);
+      }
+    }
+  }
+  const WEIGHTS = new Set(['parameter', 'buffer', 'constant']);
   const chainOf = (node: ViewNode): string[] => {
     const known = chain.get(node.id);
     if (known !== undefined) {
       return known;
     }
     let ids: string[] = [];
+    const user = WEIGHTS.has(node.kind) && node.module.length === 0 ? reader.get(node.id) : undefined;
+    if (user !== undefined && user.branch === null) {
+      ids = [...node.module, ...user.module];
+      chain.set(node.id, ids);
+      return ids;
+    }
     const branch = node.branch !== null ? branchOf.get(node.branch) : undefined;
     if (branch !== undefined) {
       const hop = nodes.get(branch.op);
@@ -93,6 +109,9 @@ export function buildModel(view: GraphView): Model {
     chain.set(node.id, ids);
     return ids;
   };
+  for (const node of [...view.nodes].reverse()) {
+    chainOf(node); // readers first: a weight's groups exist when it joins them
+  }
   for (const node of view.nodes) {
     for (const id of chainOf(node)) {
       const group = groups.get(id);

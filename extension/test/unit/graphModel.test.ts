@@ -52,6 +52,17 @@ test('graph model: a collapsed group is one node, edges go to it, none to itself
   assert.equal(representative(model, new Set(), 'linear'), 'fc');
 });
 
+test('graph model: a weight joins the group of the op that reads it', () => {
+  const view = small();
+  view.nodes.unshift(node('p_fc_weight', [], { kind: 'parameter', op: 'placeholder', target: 'fc.weight' }));
+  const linear = view.nodes.find((n) => n.id === 'linear');
+  linear?.inputs.push('p_fc_weight');
+  const model = buildModel(view);
+  assert.deepEqual(model.chain.get('p_fc_weight'), ['fc']);
+  assert.equal(model.groups.get('fc')?.size, 2);
+  assert.equal(representative(model, new Set(), 'p_fc_weight'), 'fc');
+});
+
 test('graph model: big graphs start collapsed', () => {
   const nodes = Array.from({ length: COLLAPSE_ABOVE + 10 }, (_, i) => node(`n${i}`, i > 0 ? [`n${i - 1}`] : [], { module: [`blocks.${i % 4}`] }));
   const model = buildModel({ nodes, branches: [], modules: {}, total: nodes.length, truncated: false });

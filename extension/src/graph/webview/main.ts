@@ -39,7 +39,11 @@ let expanded = new Set<string>();
 let selected: string | null = null;
 let highlighted: string[] = [];
 let state: PanelState | undefined = vscode.getState();
-const viewport = new Viewport(svg, root, (zoom) => save({ zoom }));
+const viewport = new Viewport(svg, root, (zoom) => {
+  // zoomed far out, labels are unreadable anyway: not drawing them keeps panning smooth
+  svg.classList.toggle('far', zoom.k < 0.35);
+  save({ zoom });
+});
 
 function save(change: Partial<PanelState>): void {
   if (payload !== undefined) {
