@@ -198,7 +198,7 @@ class Settings:
             results=True,
             cli="--device",
             client=Client(
-                "Where tensors your code puts on a GPU (`.cuda()`, `device=\"cuda\"`, `mps`) go: `fake` "
+                'Where tensors your code puts on a GPU (`.cuda()`, `device="cuda"`, `mps`) go: `fake` '
                 "(fake tensors on that device: no GPU touched, no memory), `real` (use the device), `cpu` "
                 "(run them on the CPU, with real values)."
             ),
