@@ -149,6 +149,11 @@ def execute(
         # (a BatchNorm's running statistics in training mode).
         if found := record_parts(job, attempt, budget):
             answer["parts"] = found
+        if targets := job.get("targets"):
+            from .lowering import lower
+
+            answer["targets"] = lower(targets, program, attempt, path, budget)
+            tick("targets")
         return answer
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)

@@ -24,7 +24,13 @@ import json
 import os
 from typing import Any, Literal, TypedDict, cast
 
-from .records import ExportSummary, FailureRecord, PartDim, PartInputs  # the payloads a job reports
+from .records import (  # the payloads a job reports
+    ExportSummary,
+    FailureRecord,
+    PartDim,
+    PartInputs,
+    TargetResult,
+)
 from .shapes import ShapeError, check
 
 OpName = Literal["job", "cancel"]
@@ -118,6 +124,7 @@ class _JobRequired(TypedDict):
 
 class JobMessage(_JobRequired, total=False):
     device: DevicePolicy  # where the user's tensors go (worker/devices.py); absent: "fake"
+    targets: list[str]  # lowerings after a clean export (worker/lowering/); absent: export only
 
 
 # -- the answer -----------------------------------------------------------------------------
@@ -150,6 +157,7 @@ class JobAnswer(_AnswerRequired, total=False):
     summary: ExportSummary  # exported
     failure: FailureRecord  # failed
     parts: list[PartInputs]  # what each part class of the file received (part_inputs.py)
+    targets: list[TargetResult]  # each lowering's verdict after a clean export (lowering/)
     verify: VerifyVerdict  # a proof's verdict
     saved: str  # where the .pt2 was written
     save_error: str

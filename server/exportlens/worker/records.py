@@ -219,6 +219,31 @@ class ExportSummary(_SummaryRequired, total=False):
     view: GraphView
 
 
+# -- a lowering after the export (lowering/, issue 17) ----------------------------------------
+class TargetFinding(TypedDict, total=False):
+    """One refusal of a target, on the user's line that produced the graph node."""
+
+    code: str  # docs/codes.md
+    severity: Literal["error", "warning", "information"]
+    message: str
+    frames: list[Frame]  # from the node's stack trace, outermost first; the user's frames among them
+    node: str  # the graph node's name
+    op: str  # its target (`aten.foo.default`)
+
+
+class _TargetResultRequired(TypedDict):
+    target: str  # one of exportlens.targets.TARGETS
+    ok: bool
+
+
+class TargetResult(_TargetResultRequired, total=False):
+    seconds: float
+    findings: list[TargetFinding]
+    facts: dict[str, Any]  # for hover: ONNX opset, op count, model size, compile time, package size
+    skipped: str  # why the target did not run (a package missing): said as information
+    internal: str  # the lowering's own error: logged, never a user's error
+
+
 # -- the inputs a part of the module received (part_inputs.py) -----------------------------
 class PartDim(TypedDict):
     """A dynamic dim of the parent's inputs that a part's dim is taken to follow (by its size)."""
