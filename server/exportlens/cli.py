@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .codes import registered
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
@@ -20,7 +21,9 @@ from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .report import render
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+# 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
+# not pass it quietly; the codes that mean it are the registry's `undecided` ones.
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
 # The flags' defaults are the settings' (lsp/settings.py declares each once; no pygls there).
 DEFAULT = Settings()
 
@@ -192,7 +195,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
-    sys.stdout.flush()
-    failed = any(d.severity == "error" for r in results for d in r.diagnostics)
-    return EXIT_FINDINGS if failed else EXIT_CLEAN
+    try:
+        sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `exportlens check . | head`: the reader has what it wanted
+        # Python would report the broken pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return exit_status(results)
+
+
+def exit_status(results: list[FileResult]) -> int:
+    found = [d for r in results for d in r.diagnostics]
+    if any(d.severity == "error" for d in found):
+        return EXIT_FINDINGS
+    return EXIT_UNDECIDED if any(registered(d.code).undecided for d in found) else EXIT_CLEAN

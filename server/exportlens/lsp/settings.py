@@ -134,10 +134,9 @@ class Settings:
         None,
         Spec(
             "integer",
-            "int > 0 or `null`",
+            "int ≥ 0 or `null` (0, `null`: no cap)",
             nullable=True,
             minimum=0,
-            exclusive=True,
             cli="--memory-limit",
             client=Client("Address-space cap of one export, in MB (null or 0: none)."),
         ),
