@@ -27,7 +27,10 @@ NO_RUNTIME = (
 )
 
 
-def compare(onnx_program: Any, program: Any, attempt: Any, budget: Budget) -> list[TargetFinding]:
+def compare(
+    onnx_program: Any, program: Any, attempt: Any, budget: Budget, checked: list[str]
+) -> list[TargetFinding]:
+    """The findings of the comparison; `checked` gets the label of each input set compared."""
     from .onnx import _fake
 
     if getattr(attempt, "meta", False) or _fake(onnx_program):
@@ -50,6 +53,7 @@ def compare(onnx_program: Any, program: Any, attempt: Any, budget: Budget) -> li
                     f" ONNX model did not keep the dim dynamic ({str(exc).splitlines()[0][:300]})."
                 )
                 return [target_finding("onnx-dynamic-shape", "error", message)]
+            checked.append(label)
             error = _worst(want, got)
             if error is not None:
                 return [_mismatch(label, error, onnx_program, program, args, kwargs)]
@@ -95,9 +99,10 @@ def _input_sets(program: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     sets: list[tuple[str, Any, Any]] = [("the example inputs", args, kwargs)]
     leaves, spec = pytree.tree_flatten((args, kwargs))
     tensors = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
-    shapes = _placeholder_shapes(program)
-    if len(shapes) != len(tensors):
+    named = _placeholder_shapes(program)
+    if len(named) != len(tensors):
         return sets
+    shapes = [shape for _, shape in named]
     for symbol, size in _second_sizes(program, shapes, [leaves[i] for i in tensors]).items():
         changed = list(leaves)
         for slot, shape in zip(tensors, shapes, strict=True):
@@ -105,11 +110,12 @@ def _input_sets(program: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             if new != list(leaves[slot].shape):
                 changed[slot] = _resized(leaves[slot], new)
         resized_args, resized_kwargs = pytree.tree_unflatten(changed, spec)
-        sets.append((f"size {size} for the dynamic dim `{symbol}`", resized_args, resized_kwargs))
+        name, k = next((n, k) for n, shape in named for k, d in enumerate(shape) if str(d) == symbol)
+        sets.append((f"size {size} of the dynamic dim {k} of `{name}`", resized_args, resized_kwargs))
     return sets
 
 
-def _placeholder_shapes(program: Any) -> list[list[Any]]:
+def _placeholder_shapes(program: Any) -> list[tuple[str, list[Any]]]:
     """The symbolic shapes of the program's user-input tensors, in order."""
     from torch.export.graph_signature import InputKind
 
@@ -119,7 +125,7 @@ def _placeholder_shapes(program: Any) -> list[list[Any]]:
     for name in user:
         value = by_name[name].meta.get("val")
         if hasattr(value, "shape"):
-            shapes.append(list(value.shape))
+            shapes.append((name, list(value.shape)))
     return shapes
 
 

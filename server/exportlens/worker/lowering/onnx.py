@@ -39,7 +39,8 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult
     if not findings:
         from .numeric import compare
 
-        findings += compare(onnx_program, program, attempt, budget)
+        facts["numeric_checks"] = []
+        findings += compare(onnx_program, program, attempt, budget, facts["numeric_checks"])
     ok = not any(f["severity"] == "error" for f in findings)
     return {"target": "onnx", "ok": ok, "findings": findings, "facts": facts}
 
