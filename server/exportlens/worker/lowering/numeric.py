@@ -163,7 +163,7 @@ def _second_sizes(program: Any, shapes: list[list[Any]], tensors: list[Any]) -> 
 def _bound(value: Any, default: int) -> int:
     try:
         return int(value)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, AttributeError):  # AttributeError: int_oo (no max)
         return default
 
 
