@@ -20,6 +20,7 @@ from .lsp.settings import Settings
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .report import render
+from .targets import TARGETS
 
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
@@ -69,6 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT.device,
         help="where tensors the code puts on a GPU go: fake tensors on that device (no GPU touched),"
         " the real device, or the CPU with real values (default %(default)s; docs/devices.md)",
+    )
+    check.add_argument(
+        "--target",
+        action="append",
+        choices=TARGETS,
+        default=list(DEFAULT.targets),
+        help="also check that each clean export lowers to this target (repeatable): core-aten, onnx,"
+        " aoti (compiles C++: slow); default: export only (docs/targets.md)",
     )
     check.add_argument(
         "--python",
@@ -125,6 +134,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above or None,
         device=args.device,
+        targets=targets(args),
     )
     settings = dataclasses.replace(
         DEFAULT,
@@ -135,6 +145,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above,
         device=args.device,
+        targets=targets(args),
     )
     cache = None
     if not args.no_cache:
@@ -164,6 +175,11 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         )
     torch = info.get("torch") or (cache.env.torch if cache else None) or ""
     return results, {"torch": str(torch), "python": str(info.get("python") or args.python or sys.executable)}
+
+
+def targets(args: argparse.Namespace) -> tuple[str, ...]:
+    """`--target`s in the order given, `export` first: it is always run."""
+    return tuple(dict.fromkeys(("export", *args.target)))
 
 
 def main(argv: list[str] | None = None) -> int:

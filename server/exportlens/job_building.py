@@ -8,6 +8,7 @@ from pathlib import Path
 from .discovery import Target
 from .document import Document
 from .engine import Job
+from .targets import ON_CHECK
 from .worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
@@ -20,6 +21,7 @@ class CheckOptions:
     all_failures: bool = True  # after a failure, look for the module's other failures too
     meta_above_mb: float | None = 1024.0  # bigger models export with meta weights (no allocation)
     device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/devices.py)
+    targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -47,7 +49,13 @@ def make_job(doc: Document, target: Target, strict: bool | None, options: CheckO
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
         device=options.device,
+        targets=checked_targets(options.targets),
     )
+
+
+def checked_targets(targets: tuple[str, ...] | list[str]) -> list[str]:
+    """The lowerings a check runs after the export: `aoti` is on demand only (its own command)."""
+    return [t for t in dict.fromkeys(targets) if t in ON_CHECK and t != "export"]
 
 
 def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:

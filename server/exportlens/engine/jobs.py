@@ -29,6 +29,7 @@ class Job:
     # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
+    targets: list[str] = field(default_factory=list)  # lowerings after a clean export (worker/lowering/)
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -37,7 +38,7 @@ class Job:
 
     def to_wire(self, job_id: int) -> protocol.JobMessage:
         """The job message; a malformed target or verify spec raises ProtocolError here, not in the child."""
-        return {
+        message: protocol.JobMessage = {
             "id": job_id,
             "path": self.path,
             "source": self.source,
@@ -54,6 +55,9 @@ class Job:
             "verify": None if self.verify is None else protocol.checked_verify(self.verify),
             "device": self.device,
         }
+        if self.targets:
+            message["targets"] = list(self.targets)
+        return message
 
 
 @dataclass

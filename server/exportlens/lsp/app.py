@@ -141,6 +141,7 @@ class ExportLensServer(LanguageServer):
             all_failures=self.settings.all_failures,
             meta_above_mb=self.settings.meta_above_mb or None,
             device=self.settings.device,
+            targets=self.settings.targets,
         )
 
     def roots(self) -> list[str]:
