@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -38,6 +38,7 @@ async def check_file(
     options: CheckOptions | None = None,
     only: set[str] | None = None,
     early: EarlyReport | None = None,
+    others: Sequence[Document] = (),
 ) -> FileResult:
     """`check_document` of `path` with the buffer text `source`, else the file's text on disk."""
     path = str(Path(path).resolve())
@@ -50,7 +51,7 @@ async def check_file(
             return result
     else:
         doc = Document(path, source)
-    return await check_document(engine, doc, options, only, early)
+    return await check_document(engine, doc, options, only, early, others)
 
 
 async def check_document(
@@ -59,11 +60,14 @@ async def check_document(
     options: CheckOptions | None = None,
     only: set[str] | None = None,
     early: EarlyReport | None = None,
+    others: Sequence[Document] = (),
 ) -> FileResult:
     """Check every module of `doc`, or those in `only`.
 
     `early` hears of each failed module's first failure before its other failures are found
-    (only when one tracer runs: merging two tracers needs both outcomes)."""
+    (only when one tracer runs: merging two tracers needs both outcomes). The classes of
+    `others` (workspace files `doc` imports) that a module of `doc` is built from are checked
+    with what they receive there too (parts.py), their findings on their own file."""
     options = options or CheckOptions()
     path = doc.path
     result = FileResult(path)
@@ -107,7 +111,10 @@ async def check_document(
     )
     # Then each part its parent recorded inputs for, alone with them (parts.py).
     parts = recorded_parts(
-        targets, [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)]
+        targets,
+        [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)],
+        path,
+        others,
     )
     part_jobs = [(p.target, strict) for p in parts.values() for strict in tracers(options.mode)]
     for (target, _), done in zip(jobs, outcomes, strict=True):
@@ -140,6 +147,8 @@ async def check_document(
             parent = parts[name].parent
             exported = {ctx.mode for o, ctx in by_target.get(parent, []) if o.status == "exported"}
             findings = part_findings(findings, parts[name], said.get(parent, []), exported)
+            if parts[name].file != path:  # another file's class: what lands on that file is its own
+                findings = [f for f in findings if f.path == parts[name].file]
         said[name] = soften_guessed(findings, by_name[name])
         result.diagnostics.extend(said[name])
     result.diagnostics = once_per_file(result.diagnostics)

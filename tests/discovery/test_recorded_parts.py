@@ -41,6 +41,7 @@ async def test_the_parent_records_what_each_part_receives_with_its_dims(engine: 
     (record,) = outcome.raw["parts"]  # Block's nn.LayerNorm is torch's: only the file's classes
     assert record == {
         "class": "SelfAttention",
+        "file": str(Path(path).resolve()),
         "module": "attn",
         "args": [{"tensor": {"shape": [3, 5, 16], "dtype": "float32", "dims": ["batch", None, None]}}],
         "kwargs": {"scale": {"value": 0.5}},

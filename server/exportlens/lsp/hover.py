@@ -81,7 +81,9 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
     parts = [f"{head} — {status_line(entry)}"]
     if stale:
         parts.append(STALE)
-    if entry.site:
+    if entry.site and target.name in state.parents:
+        parts.append(f"Inputs as a module of `{entry.site}` gives them when its export runs (a part of it).")
+    elif entry.site:
         parts.append(f"Inputs from the export call in `{entry.site}`.")
     for result in entry.results:
         graph = result.graph

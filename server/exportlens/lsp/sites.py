@@ -9,6 +9,11 @@ A site counts when it exports a name bound by `from M import Name` and `M`
 resolves (from a workspace root or its `src/`, the site's folder, or relatively)
 to the module's file.  Not recognised: `import models.net as n; export(n.Net(), ...)`
 and aliases (`import Net as N`).
+
+A parent file (`parent_file`) is one whose module with real inputs (an export call, an
+`example_inputs` method) imports this file, directly or through one other workspace file:
+`model.py` exporting `GPT`, built of `blocks.py`'s `Block`. Its export records what the classes
+of this file receive there, and they are checked with that (parts.py).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import ast
 import os
 from pathlib import Path
 
+from ..discovery import REAL_INPUTS
 from ..document import Document
-from ..imports import imports_of, module_files
+from ..imports import imports_of, loaded_files, module_files, parsed
 
 SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
 MAX_FILES = 5000
@@ -31,6 +37,8 @@ class SiteIndex:
 
     def __init__(self) -> None:
         self._files: dict[str, tuple[float, tuple[str, ...], Exports]] = {}
+        # path -> (mtime, roots, the workspace files its imports run, has a module with real inputs)
+        self._links: dict[str, tuple[float, tuple[str, ...], frozenset[str], bool]] = {}
 
     def find(self, roots: list[str], class_name: str, module_path: str) -> str | None:
         """The first workspace file (sorted) whose export call builds `class_name` of `module_path`."""
@@ -38,6 +46,34 @@ class SiteIndex:
             if path != module_path and module_path in self._exports(path, roots).get(class_name, ()):
                 return path
         return None
+
+    def parent_file(self, roots: list[str], module_path: str) -> str | None:
+        """The first workspace file (sorted) with a module that has real inputs and imports
+        `module_path`, else the first that imports a file that does."""
+        files = [p for p in self._scan(roots) if p != module_path]
+        links = {p: self._link(p, roots) for p in files}
+        direct = [p for p in files if module_path in links[p][0]]
+        found = next((p for p in direct if links[p][1]), None)
+        if found is None:
+            found = next((p for p in files if links[p][1] and links[p][0] & set(direct)), None)
+        return found
+
+    def _link(self, path: str, roots: list[str]) -> tuple[frozenset[str], bool]:
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            return frozenset(), False
+        cached = self._links.get(path)
+        if cached and cached[0] == mtime and cached[1] == tuple(roots):
+            return cached[2], cached[3]
+        tree = parsed(path)
+        loads = frozenset(loaded_files(tree, Path(path).parent, roots)) if tree else frozenset()
+        real = False
+        if tree is not None and loads:
+            doc = Document.from_file(path)
+            real = any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.targets)
+        self._links[path] = (mtime, tuple(roots), loads, real)
+        return loads, real
 
     def _scan(self, roots: list[str]) -> list[str]:
         found: list[str] = []

@@ -268,5 +268,6 @@ _PartClass = TypedDict("_PartClass", {"class": str})  # the class's name ("class
 class PartInputs(_PartRequired, _PartClass, total=False):
     """What the first call of a part class received while its parent ran."""
 
+    file: str  # the resolved path of the workspace file that defines the class
     unsupported: str  # an argument that cannot be rebuilt: no check of its own
     meta: bool  # the parent was built on the meta device (sizing.py): no values, no allocation

@@ -1,0 +1,55 @@
+"""Part classes defined in another workspace file (issue 13, item 1), through the real worker:
+`model.py`'s `GPT` holds `blocks.py`'s `Block`; its export records what `Block` and its
+`SelfAttention` receive (torch's own classes never), and a check given `blocks.py` checks them
+with that, their findings on `blocks.py`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from exportlens.check import check_file
+from exportlens.document import Document
+from exportlens.engine import Engine
+from exportlens.job_building import CheckOptions
+from tests.conftest import line_of
+from tests.lsp.test_parts_elsewhere_server import BLOCKS, BROKEN, MODEL
+
+
+async def check_with(engine: Engine, model: str, blocks: str) -> tuple[dict[str, tuple[str, str]], list]:
+    options = CheckOptions(roots=[str(Path(model).parent)])
+    result = await check_file(engine, model, None, options, others=[Document.from_file(blocks)])
+    return {m.name: (m.status, m.inputs) for m in result.modules}, result.diagnostics
+
+
+async def test_a_sibling_files_parts_are_recorded_and_checked(engine: Engine, write) -> None:
+    model = write(
+        "model.py", MODEL.replace("nn.Sequential(Block(), Block())", "nn.Sequential(Block(), nn.GELU())")
+    )
+    blocks = write("blocks.py", BLOCKS)
+    modules, diagnostics = await check_with(engine, model, blocks)
+    assert modules["GPT"] == ("exported", "export-call")
+    assert modules["blocks.Block"] == ("exported", "recorded")
+    assert modules["blocks.SelfAttention"] == ("exported", "recorded")
+    assert "blocks.Helper" not in modules  # never called: no record, no check
+    assert diagnostics == []
+
+
+async def test_a_sibling_parts_failure_lands_on_its_file(engine: Engine, write) -> None:
+    model = write("model.py", MODEL)
+    blocks = write("blocks.py", BROKEN)
+    modules, diagnostics = await check_with(engine, model, blocks)
+    line = line_of(blocks, "if x.max() > 10:")
+    assert modules["GPT"][0] == "failed" and modules["blocks.SelfAttention"] == ("failed", "recorded")
+    # GPT's export stops on the same line: said once, by GPT
+    assert [(Path(d.path).name, d.range.start.line, d.code, d.module) for d in diagnostics] == [
+        ("blocks.py", line, "data-dependent-branch", "GPT")
+    ]
+
+
+async def test_without_the_sibling_document_only_the_files_own_parts_are_checked(
+    engine: Engine, write
+) -> None:
+    model = write("model.py", MODEL)
+    write("blocks.py", BLOCKS)
+    result = await check_file(engine, model, None, CheckOptions(roots=[str(Path(model).parent)]))
+    assert [m.name for m in result.modules] == ["GPT"]
