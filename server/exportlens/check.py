@@ -14,7 +14,7 @@ from typing import cast
 
 from .diagnosis import DiagnosisContext, diagnose
 from .diagnosis.baked.confirm import baked_findings
-from .discovery import Target
+from .discovery import REAL_INPUTS, Target
 from .document import Document
 from .engine import Engine, JobOutcome
 from .findings import FileResult, Finding, InputsKind, ModuleResult, Status
@@ -104,9 +104,19 @@ async def check_document(
             soften_guessed(outcome_diagnostics(outcome, context(target, outcome)), target),
         )
 
+    def recorded(parent: Target) -> list[str]:
+        """The files whose part classes `parent`'s export records: none, no recording pass."""
+        if parent.inputs_kind not in REAL_INPUTS:
+            return []
+        own = [path] if any(t.part_of == parent.name for t in targets) else []
+        return own + [other.path for other in others if other.path != path]
+
     outcomes = list(
         await asyncio.gather(
-            *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in jobs)
+            *(
+                engine.run(make_job(doc, target, strict, options, recorded(target)), relay(target))
+                for target, strict in jobs
+            )
         )
     )
     # Then each part its parent recorded inputs for, alone with them (parts.py).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def tracers(mode: str | None) -> list[bool | None]:
     return choices[mode]
 
 
-def make_job(doc: Document, target: Target, strict: bool | None, options: CheckOptions) -> Job:
+def make_job(
+    doc: Document, target: Target, strict: bool | None, options: CheckOptions, parts_from: Sequence[str] = ()
+) -> Job:
     module_name, sys_path = import_context(doc.path, options.roots)
     return Job(
         path=doc.path,
@@ -47,6 +50,7 @@ def make_job(doc: Document, target: Target, strict: bool | None, options: CheckO
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
         device=options.device,
+        parts_from=tuple(parts_from),
     )
 
 

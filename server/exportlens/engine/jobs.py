@@ -29,6 +29,8 @@ class Job:
     # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
+    # Workspace files whose part classes' inputs the export records (worker/part_inputs.py).
+    parts_from: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -37,7 +39,7 @@ class Job:
 
     def to_wire(self, job_id: int) -> protocol.JobMessage:
         """The job message; a malformed target or verify spec raises ProtocolError here, not in the child."""
-        return {
+        message: protocol.JobMessage = {
             "id": job_id,
             "path": self.path,
             "source": self.source,
@@ -54,6 +56,9 @@ class Job:
             "verify": None if self.verify is None else protocol.checked_verify(self.verify),
             "device": self.device,
         }
+        if self.parts_from:
+            message["parts_from"] = list(self.parts_from)
+        return message
 
 
 @dataclass

@@ -130,7 +130,7 @@ def record_parts(
 ) -> list[PartInputs]:
     """What the parts of a module with real inputs received: `recorder`'s, else a pass of its own
     (bounded to half the time left: the failure or the export is already known)."""
-    if attempt is None or job["target"]["inputs"]["kind"] not in REAL:
+    if attempt is None or job["target"]["inputs"]["kind"] not in REAL or not job.get("parts_from"):
         return []
     recorder = recorder or PartRecorder(attempt, job)
     try:
@@ -144,7 +144,7 @@ def record_parts(
 
 def recorder_for(job: Any, attempt: Attempt) -> PartRecorder | None:
     """Hooks for an eager pass the child makes anyway (eager.py), for a module with real inputs."""
-    if job["target"]["inputs"]["kind"] not in REAL:
+    if job["target"]["inputs"]["kind"] not in REAL or not job.get("parts_from"):
         return None
     return PartRecorder(attempt, job)
 
@@ -154,19 +154,23 @@ def _key(cls: type, file: str) -> str:
 
 
 class _Workspace:
-    """Which classes are the workspace's: defined in the checked file, or in a file below a folder
-    of the job's sys.path that is not installed code (site-packages, the interpreter's own)."""
+    """Which classes are recorded: those of the files the job names (`parts_from`: the checked
+    file, workspace files it imports), each file below a folder of the job's sys.path and not
+    installed code (site-packages, the interpreter's own). None named: nothing is recorded, and
+    no pass runs."""
 
     def __init__(self, job: Any) -> None:
         self.path, self.module_name = str(Path(job["path"]).resolve()), job["module_name"]
+        self.wanted = {str(Path(p).resolve()) for p in job.get("parts_from") or ()}
         self.folders = [Path(p).resolve() for p in job["sys_path"] if p]
         self._files: dict[str, str | None] = {}
 
     def file_of(self, cls: type) -> str | None:
         if cls.__module__ == self.module_name:
-            return self.path
+            return self.path if self.path in self.wanted else None
         if cls.__module__ not in self._files:
-            self._files[cls.__module__] = self._workspace_file(cls.__module__)
+            file = self._workspace_file(cls.__module__)
+            self._files[cls.__module__] = file if file in self.wanted else None
         return self._files[cls.__module__]
 
     def _workspace_file(self, module: str) -> str | None:
