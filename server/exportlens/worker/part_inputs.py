@@ -33,7 +33,7 @@ import torch
 
 from .budget import Budget, OutOfBudget
 from .inputs import Attempt
-from .part_dims import ParentDims, confirm, narrowed, parent_dims
+from .part_dims import ParentDims, confirm, derived_roots, drop_derived, narrowed, parent_dims, settle
 from .records import PartDim, PartInputs
 
 _SCALARS = (int, float, bool, str, type(None))
@@ -105,17 +105,29 @@ class PartRecorder:
         deltas = self.dims.deltas()
         if self.confirmed or not self.records or not deltas:
             return
+        second = self._narrowed_pass(deltas)
+        for key, record in self.records.items():
+            confirm(record, second.get(key), self.dims, deltas)
+        for root in derived_roots(list(self.records.values())):  # a third pass per such Dim
+            step = 2 * deltas[root]
+            third = self._narrowed_pass({root: step}) if self.dims.by_name[root]["size"] - step >= 2 else {}
+            for key, record in self.records.items():
+                settle(record, third.get(key), root, step, self.dims)
+        for record in self.records.values():
+            drop_derived(record)
+        self.confirmed = True
+
+    def _narrowed_pass(self, deltas: dict[str, int]) -> dict[str, PartInputs]:
+        """What the parts receive when the parent runs on its inputs narrowed by `deltas`."""
         args, kwargs = narrowed(self.attempt, self.dims, deltas)
-        second: dict[str, PartInputs] = {}
-        self._into = second
+        seen: dict[str, PartInputs] = {}
+        self._into = seen
         try:
             with self, torch.no_grad(), contextlib.suppress(Exception):
                 self.attempt.module(*args, **kwargs)
         finally:
             self._into = self.records
-        for key, record in self.records.items():
-            confirm(record, second.get(key), self.dims, deltas)
-        self.confirmed = True
+        return seen
 
     def found(self) -> list[PartInputs]:
         """The records; a Dim no second pass confirmed is dropped (the part is checked static)."""
@@ -240,7 +252,11 @@ def _node(value: Any, dims: dict[int, PartDim], used: dict[str, PartDim]) -> dic
 def part_attempt(record: Any, parent: Attempt) -> Attempt:
     """The part as the parent holds it, fed random tensors of the recorded shapes, Dims matching."""
     module = parent.module.get_submodule(record["module"])
-    dims = {name: _make_dim(d) for name, d in record["dims"].items()}
+    dims = {name: _make_dim(d) for name, d in record["dims"].items() if d["hint"] != "derived"}
+    for name, d in record["dims"].items():
+        if d["hint"] == "derived":  # torch's derived Dim: k * root + c
+            scaled = dims[d["root"]] if d["k"] == 1 else d["k"] * dims[d["root"]]
+            dims[name] = scaled + d["c"] if d["c"] else scaled
     args, arg_specs = (
         zip(*(_value(n, dims) for n in record["args"]), strict=True) if record["args"] else ((), ())
     )
