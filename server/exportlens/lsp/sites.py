@@ -37,8 +37,8 @@ class SiteIndex:
 
     def __init__(self) -> None:
         self._files: dict[str, tuple[float, tuple[str, ...], Exports]] = {}
-        # path -> (mtime, roots, the workspace files its imports run, has a module with real inputs)
-        self._links: dict[str, tuple[float, tuple[str, ...], frozenset[str], bool]] = {}
+        # (path, roots) -> (mtime, the workspace files its imports run)
+        self._links: dict[tuple[str, tuple[str, ...]], tuple[float, frozenset[str]]] = {}
 
     def find(self, roots: list[str], class_name: str, module_path: str) -> str | None:
         """The first workspace file (sorted) whose export call builds `class_name` of `module_path`."""
@@ -51,29 +51,38 @@ class SiteIndex:
         """The first workspace file (sorted) with a module that has real inputs and imports
         `module_path`, else the first that imports a file that does."""
         files = [p for p in self._scan(roots) if p != module_path]
-        links = {p: self._link(p, roots) for p in files}
-        direct = [p for p in files if module_path in links[p][0]]
-        found = next((p for p in direct if links[p][1]), None)
+        loads = {p: self._loads(p, roots) for p in files}
+        direct = [p for p in files if module_path in loads[p]]
+        found = next((p for p in direct if self._real(p)), None)
         if found is None:
-            found = next((p for p in files if links[p][1] and links[p][0] & set(direct)), None)
+            found = next((p for p in files if loads[p] & set(direct) and self._real(p)), None)
         return found
 
-    def _link(self, path: str, roots: list[str]) -> tuple[frozenset[str], bool]:
+    def _loads(self, path: str, roots: list[str]) -> frozenset[str]:
+        """The workspace files the imports of `path` run (its syntax tree is parsed once per mtime)."""
+        key = (path, tuple(roots))
         try:
             mtime = os.stat(path).st_mtime
         except OSError:
-            return frozenset(), False
-        cached = self._links.get(path)
-        if cached and cached[0] == mtime and cached[1] == tuple(roots):
-            return cached[2], cached[3]
+            return frozenset()
+        cached = self._links.get(key)
+        if cached and cached[0] == mtime:
+            return cached[1]
         tree = parsed(path)
         loads = frozenset(loaded_files(tree, Path(path).parent, roots)) if tree else frozenset()
-        real = False
-        if tree is not None and loads:
-            doc = Document.from_file(path)
-            real = any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.targets)
-        self._links[path] = (mtime, tuple(roots), loads, real)
-        return loads, real
+        self._links[key] = (mtime, loads)
+        return loads
+
+    def _real(self, path: str) -> bool:
+        """A module of `path` has real inputs: an export call or an `example_inputs` method."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        if "export" not in text and "example_inputs" not in text:
+            return False
+        doc = Document(path, text)
+        return doc.syntax_error is None and any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.targets)
 
     def _scan(self, roots: list[str]) -> list[str]:
         found: list[str] = []
