@@ -53,3 +53,51 @@ async def test_without_the_sibling_document_only_the_files_own_parts_are_checked
     write("blocks.py", BLOCKS)
     result = await check_file(engine, model, None, CheckOptions(roots=[str(Path(model).parent)]))
     assert [m.name for m in result.modules] == ["GPT"]
+
+
+async def test_a_scripts_parent_result_is_heard_before_its_parts_are_checked(engine: Engine, write) -> None:
+    # The server's path for a model file that a script exports (lsp/elsewhere.py): the parent's
+    # result, mapped onto the model's lines, is reported before the parts' own jobs end.
+    from exportlens.lsp.elsewhere import check_elsewhere
+    from tests.lsp.test_parts_elsewhere_server import SCRIPT
+
+    model = BROKEN + MODEL.split("from blocks import Block\n")[1].split('    if __name__ == "__main__":')[0]
+    gpt, script = write("gpt.py", model), write("export.py", SCRIPT)
+    doc = Document.from_file(gpt)
+    by_name = {t.name: t for t in doc.discovery.targets}
+    heard: list[tuple[str, str, list[tuple[int, str]]]] = []
+    submitted: list[str] = []  # the jobs the engine was given, in order
+    run = engine.run
+
+    def recording_run(job, on_partial=None):  # type: ignore[no-untyped-def]
+        submitted.append(str(job.target["name"]))
+        return run(job, on_partial)
+
+    engine.run = recording_run  # type: ignore[method-assign]
+    seen_then: list[list[str]] = []
+
+    def early(result, findings) -> None:  # type: ignore[no-untyped-def]
+        heard.append((result.name, result.status, [(f.range.start.line, f.code) for f in findings]))
+        seen_then.append(list(submitted))
+
+    parts = [by_name[name] for name in ("SelfAttention", "Block", "Helper")]
+    options = CheckOptions(roots=[str(Path(gpt).parent)])
+    try:
+        modules, findings = await check_elsewhere(
+            engine, doc, options, script, [by_name["GPT"]], parts, early
+        )
+    finally:
+        del engine.run  # the class's own again, for the tests that share this engine
+    line = line_of(gpt, "if x.max() > 10:")
+    assert heard[-1] == ("GPT", "failed", [(line, "data-dependent-branch")])
+    assert seen_then[-1] == ["GPT"]  # heard before any part's job was given to the engine
+    assert sorted(submitted[1:]) == ["gpt.Block", "gpt.SelfAttention"]
+    assert {m.name: (m.status, m.inputs) for m in modules} == {
+        "GPT": ("failed", "export-call"),
+        "SelfAttention": ("failed", "recorded"),
+        "Block": ("failed", "recorded"),
+        "Helper": ("skipped", "recorded"),
+    }
+    assert [(f.range.start.line, f.code, f.module) for f in findings] == [
+        (line, "data-dependent-branch", "GPT")
+    ]

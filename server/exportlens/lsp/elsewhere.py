@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..check import CheckOptions, check_file
+from ..check import CheckOptions, EarlyReport, check_file
 from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine
@@ -67,16 +67,33 @@ async def check_elsewhere(
     file: str,
     exported: Sequence[Target],
     parts: Sequence[Target],
+    early: EarlyReport | None = None,
 ) -> Checked:
     """Run `file`'s check of the modules of `exported` (their export site), or of its modules with
-    real inputs (a parent file), with `parts` checked as the parts they are there."""
+    real inputs (a parent file), with `parts` checked as the parts they are there. `early` hears
+    of each exported module's result (what lands on this file) before its parts are checked."""
     if exported:
         only = {t.name for t in exported}
     else:
         only = {t.name for t in Document.from_file(file).discovery.targets if t.inputs_kind in REAL_INPUTS}
-    result = await check_file(engine, file, None, options, only=only, others=[doc] if parts else ())
     by_foreign = {foreign_name(doc.path, t.name): t for t in parts}
     names = {t.name: t for t in exported}
+
+    def relay(result: ModuleResult, findings: list[Finding]) -> None:
+        if early is None or (target := names.get(result.name)) is None:
+            return
+        via = Related(
+            file, Range.of(result.line, 0, result.line, 0), "the export call whose inputs were used"
+        )
+        here = [
+            dataclasses.replace(f, module=target.name, related=[*f.related, via])
+            for f in findings
+            if Path(f.path).resolve() == Path(doc.path)
+        ]
+        early(dataclasses.replace(result, line=class_span(target.node)[0]), here)
+
+    others = [doc] if parts else []
+    result = await check_file(engine, file, None, options, only=only, early=relay, others=others)
     call_line = next((m.line for m in result.modules if m.name in only), 0)
     via = Related(file, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")
     modules: list[ModuleResult] = []

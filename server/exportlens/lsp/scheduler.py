@@ -156,11 +156,12 @@ class Scheduler:
         def early(result: ModuleResult, findings: list[Finding]) -> None:
             """A module's first failure: shown now, completed when its job ends."""
             entry = state.entries.get(result.name)
-            if result.name not in local or (entry is not None and entry.version > version):
+            if result.name not in names or (entry is not None and entry.version > version):
                 return
             here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
             here = [f for f in here if f.path == state.path]
-            state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version)
+            site = state.sites.get(result.name)  # exported by another file's call (elsewhere.py)
+            state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
             self.publish(state, doc, keys)
 
         found: list[Checked] = []
@@ -173,7 +174,7 @@ class Scheduler:
                     exported = [t for t in batch if state.sites.get(t.name) == file]
                     parts = [t for t in batch if state.parents.get(t.name) == file]
                     if exported or parts:
-                        jobs.append(check_elsewhere(engine, doc, options, file, exported, parts))
+                        jobs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
                 found = list(await asyncio.gather(*jobs))
         except asyncio.CancelledError:
             if not state.cancelled & names:
