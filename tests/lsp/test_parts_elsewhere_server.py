@@ -139,3 +139,17 @@ async def test_improved_diffusion_parts_in_a_sibling_file(server: Session) -> No
     lenses = await server.lenses(uri)
     assert any(t.startswith("✓ exports") for t in lenses), lenses  # UNetModel, by the script
     assert count(lenses, "part of a module of export_unet.py · alone: ✓ exports") >= 4, lenses
+
+
+async def test_a_part_whose_dim_is_derived_is_checked_with_that_dim(server: Session) -> None:
+    """Item 3: the part gets `seq + 1` tokens (a class token prepended): checked with torch's derived
+    Dim, its range the parent's shifted by one, not with static shapes."""
+    from tests.discovery.test_part_derived_dims import ENCODER
+
+    text = ENCODER.replace("PASS", "self.mix(x)")
+    diagnostics = await server.open("derived/vit_cls.py", text)
+    assert errors(diagnostics) == []
+    uri = (server.root / "derived/vit_cls.py").resolve().as_uri()
+    header = await server.hover(uri, line_of(text, "class Mixer"), 8)
+    assert header is not None and "✓ exports" in header, header
+    assert "Dynamic dims: `x.shape[0] ∈ [2, 32]`, `x.shape[1] ∈ [3, 65]`." in header, header

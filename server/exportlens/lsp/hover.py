@@ -70,6 +70,9 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
         if entry is not None and any(r.status != "skipped" for r in entry.results):
             alone = " Alone, on inputs like those it gets there (shapes, dtypes, Dims): "
             alone += status_line(entry) + "."
+            dims = [d for r in entry.results if r.graph for d in dynamic_dims(r.graph)]
+            if dims:  # the parent's Dims it follows, derived ones (`seq + 1`) with their ranges
+                alone += " Dynamic dims: " + ", ".join(dict.fromkeys(dims)) + "."
         return (
             f"{head} — part of `{target.part_of}` ({status}): checked by exporting `{target.part_of}`, "
             f"with the inputs `{target.name}` gets there.{alone}"
