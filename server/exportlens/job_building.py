@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,9 @@ def tracers(mode: str | None) -> list[bool | None]:
     return choices[mode]
 
 
-def make_job(doc: Document, target: Target, strict: bool | None, options: CheckOptions) -> Job:
+def make_job(
+    doc: Document, target: Target, strict: bool | None, options: CheckOptions, parts_from: Sequence[str] = ()
+) -> Job:
     module_name, sys_path = import_context(doc.path, options.roots)
     return Job(
         path=doc.path,
@@ -50,6 +53,7 @@ def make_job(doc: Document, target: Target, strict: bool | None, options: CheckO
         meta_above_mb=options.meta_above_mb,
         device=options.device,
         targets=checked_targets(options.targets),
+        parts_from=tuple(parts_from),
     )
 
 
