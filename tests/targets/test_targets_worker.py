@@ -131,3 +131,33 @@ async def test_without_onnx_installed_the_target_says_so_as_information(write) -
         "`pip install onnx onnxscript`"
     )
     assert [d.code for d in result.diagnostics] == ["target-not-run"]
+
+
+ON_GPU = """
+    import torch
+
+    class OnGpu(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 4)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x))
+
+    torch.export.export(OnGpu().cuda().eval(), (torch.randn(2, 8).cuda(),))
+"""
+
+
+async def test_fake_device_code_exports_to_onnx_and_says_its_numbers_were_not_compared(
+    engine: Engine, write
+) -> None:
+    path = write("gpu.py", ON_GPU)
+    result = await _check(engine, path, "onnx")
+    info = only(result, "target-not-run")
+    assert info.message.startswith(
+        "ONNX: exported to ONNX; its numbers were not compared with eager: the model"
+    )
+    assert "as fake tensors on a device" in info.message
+    assert [d.code for d in result.diagnostics] == ["target-not-run"]
+    (called,) = [m for m in result.modules if m.inputs == "export-call"]  # the file's own call, on "cuda"
+    assert called.targets[0]["ok"] is True and called.targets[0]["facts"]["numeric_checks"] == []
