@@ -3,6 +3,8 @@ ONNX facts on hover (docs/targets.md); the setting is part of the results' key (
 
 from __future__ import annotations
 
+from tests.targets import needs_onnx
+
 from .conftest import Session, line_of
 
 NO_TRANSLATION = """
@@ -49,6 +51,7 @@ SMALL = """
 """
 
 
+@needs_onnx
 async def test_an_onnx_refusal_is_on_the_users_line_and_hover_shows_the_onnx_facts(server: Session) -> None:
     await server.set_settings(targets=["export", "onnx"])
     try:
