@@ -29,6 +29,7 @@ class Job:
     # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
+    graph: bool = False  # build the graph panel's view into the summary (lsp/graph_command.py)
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -53,6 +54,7 @@ class Job:
             "meta_above_mb": self.meta_above_mb,
             "verify": None if self.verify is None else protocol.checked_verify(self.verify),
             "device": self.device,
+            "graph": self.graph,
         }
 
 

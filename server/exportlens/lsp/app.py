@@ -52,6 +52,8 @@ class ExportLensServer(LanguageServer):
         self.results = KeptResults(self)
         self.scheduler = Scheduler(self)
         self._engine: Engine | None = None
+        # The module the graph panel last asked for (path, module): its checks build the view.
+        self.graph_views: frozenset[tuple[str, str]] = frozenset()
 
     def report_server_error(self, error: Exception, source: ServerErrors) -> None:
         """An error pygls caught (a notification handler's exception, a message it could not
@@ -141,6 +143,7 @@ class ExportLensServer(LanguageServer):
             all_failures=self.settings.all_failures,
             meta_above_mb=self.settings.meta_above_mb or None,
             device=self.settings.device,
+            graph_views=self.graph_views,
         )
 
     def roots(self) -> list[str]:

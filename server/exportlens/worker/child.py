@@ -129,7 +129,7 @@ def execute(
                 strict=strict,
             )
         tick("export")
-        summary = summarize(program, path, list(caught))
+        summary = summarize(program, path, list(caught), view=bool(job.get("graph")))
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
         summary["placement"] = placement.describe()
         tick("summary")

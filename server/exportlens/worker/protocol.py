@@ -125,6 +125,7 @@ class _JobRequired(TypedDict):
 class JobMessage(_JobRequired, total=False):
     device: DevicePolicy  # where the user's tensors go (worker/devices.py); absent: "fake"
     targets: list[str]  # lowerings after a clean export (worker/lowering/); absent: export only
+    graph: bool  # the summary carries the graph panel's view (records.GraphView); absent: not
 
 
 # -- the answer -----------------------------------------------------------------------------
