@@ -149,6 +149,7 @@ def execute(
         # (a BatchNorm's running statistics in training mode).
         if found := record_parts(job, attempt, budget):
             answer["parts"] = found
+        tick("parts")  # after the summary, before the answer: the benchmark's breakdown shows it
         if targets := job.get("targets"):
             from .lowering import lower
 
