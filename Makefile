@@ -14,9 +14,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	rm -f $(VENV)/.installed-* && touch $@
 
-# Exit status 1 means "findings", which is what the examples are for.
+# Exit status 1 means "findings", which is what the examples are for; 3, that a check ran out of
+# time (a busy machine), which the output says: the editor still opens.
 check-examples: setup
-	$(VENV)/bin/exportlens check examples/ || test $$? -eq 1
+	$(VENV)/bin/exportlens check examples/ || test $$? -eq 1 -o $$? -eq 3
 
 run: check-examples ext-setup ext-package
 	sh extension/open-examples.sh

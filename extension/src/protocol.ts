@@ -186,6 +186,8 @@ export interface ServerSettings {
   metaAboveMb: number;
   /** Where tensors the code puts on a GPU go (docs/devices.md). */
   device: 'fake' | 'real' | 'cpu';
+  /** Where the program must lower after the export (docs/targets.md); `aoti` only on demand. */
+  targets: ('export' | 'core-aten' | 'onnx' | 'aoti')[];
   trusted: boolean;
 }
 

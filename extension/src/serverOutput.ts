@@ -34,14 +34,43 @@ export class LineJoiner {
   }
 }
 
-type Sink = Pick<vscode.OutputChannel, 'name' | 'appendLine' | 'replace' | 'clear' | 'hide'> & {
-  show(preserveFocus?: boolean): void;
-};
+type Sink = Pick<vscode.LogOutputChannel, 'name' | 'appendLine' | 'replace' | 'clear' | 'hide'> &
+  Pick<vscode.LogOutputChannel, 'debug' | 'info' | 'warn' | 'error'> & {
+    show(preserveFocus?: boolean): void;
+  };
 
-/** `log` as the client's outputChannel: `append` (stderr) joined into lines, the rest as is.
- *  Disposing it leaves `log` open (the extension owns it). */
+// The server's stderr lines start with their level (lsp/server.py's log format).
+const LEVELED = /^(DEBUG|INFO|WARNING|ERROR|CRITICAL) (?=\S)/;
+
+/**
+ * Whole stderr lines into the log under their own level: a record's continuation lines (its
+ * traceback) stay with it; what no level starts (pygls, the interpreter dying) is appended as is.
+ */
+export function fileByLevel(text: string, log: Sink): void {
+  const records: { level: string | undefined; lines: string[] }[] = [];
+  for (const line of text.split('\n')) {
+    const level = LEVELED.exec(line)?.[1];
+    const last = records.at(-1);
+    if (level !== undefined || last === undefined) {
+      records.push({ level, lines: [level === undefined ? line : line.slice(level.length + 1)] });
+    } else {
+      last.lines.push(line);
+    }
+  }
+  for (const { level, lines } of records) {
+    const entry = lines.join('\n');
+    if (level === 'DEBUG') log.debug(entry);
+    else if (level === 'INFO') log.info(entry);
+    else if (level === 'WARNING') log.warn(entry);
+    else if (level === 'ERROR' || level === 'CRITICAL') log.error(entry);
+    else log.appendLine(entry);
+  }
+}
+
+/** `log` as the client's outputChannel: `append` (stderr) joined into lines and filed under
+ *  their level, the rest as is. Disposing it leaves `log` open (the extension owns it). */
 export function serverOutputChannel(log: Sink): vscode.OutputChannel {
-  const lines = new LineJoiner((text) => log.appendLine(text));
+  const lines = new LineJoiner((text) => fileByLevel(text, log));
   return {
     name: log.name,
     append: (value) => lines.push(value),

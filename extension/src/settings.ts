@@ -13,6 +13,8 @@ export type Mode = 'auto' | 'non-strict' | 'strict' | 'both';
 export const MODES: readonly Mode[] = ['auto', 'non-strict', 'strict', 'both'];
 export type Device = ServerSettings['device'];
 export const DEVICES: readonly Device[] = ['fake', 'real', 'cpu'];
+export type Target = 'export' | 'core-aten' | 'onnx' | 'aoti';
+export const TARGETS: readonly Target[] = ['export', 'core-aten', 'onnx', 'aoti'];
 
 /** The settings as the user sees them (package.json contributes.configuration). */
 export interface ClientSettings {
@@ -25,6 +27,7 @@ export interface ClientSettings {
   allFailures: boolean;
   metaAboveMb: number;
   device: 'fake' | 'real' | 'cpu';
+  targets: Target[];
 }
 
 export const DEFAULTS: ClientSettings = {
@@ -37,6 +40,7 @@ export const DEFAULTS: ClientSettings = {
   allFailures: true,
   metaAboveMb: 1024,
   device: 'fake',
+  targets: ['export'],
 };
 
 /** Settings whose change needs a new server process (the others apply live). */
@@ -51,6 +55,15 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback
 
 function number(value: unknown, fallback: number, valid: (n: number) => boolean): number {
   return typeof value === 'number' && Number.isFinite(value) && valid(value) ? value : fallback;
+}
+
+/** The known targets of a list, once each, in its order; anything else: the default. */
+function targets(value: unknown): Target[] {
+  if (!Array.isArray(value)) {
+    return [...DEFAULTS.targets];
+  }
+  const known = value.filter((t): t is Target => typeof t === 'string' && (TARGETS as readonly string[]).includes(t));
+  return [...new Set(known)];
 }
 
 export function readClientSettings(get: SettingReader): ClientSettings {
@@ -68,6 +81,7 @@ export function readClientSettings(get: SettingReader): ClientSettings {
     allFailures: typeof allFailures === 'boolean' ? allFailures : DEFAULTS.allFailures,
     metaAboveMb: number(get('metaAboveMb'), DEFAULTS.metaAboveMb, (n) => n >= 0),
     device: oneOf(get('device'), DEVICES, DEFAULTS.device),
+    targets: targets(get('targets')),
   };
 }
 
@@ -89,6 +103,7 @@ export function toServerSettings(settings: ClientSettings, context: ServerContex
     allFailures: settings.allFailures,
     metaAboveMb: settings.metaAboveMb,
     device: settings.device,
+    targets: settings.targets,
     trusted: context.trusted,
   };
 }

@@ -10,10 +10,11 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from .diagnosis import DiagnosisContext, diagnose
 from .diagnosis.baked.confirm import baked_findings
+from .diagnosis.targets import target_findings
 from .discovery import Target
 from .document import Document
 from .engine import Engine, JobOutcome
@@ -152,7 +153,8 @@ def outcome_diagnostics(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Find
     if outcome.status == "failed" and outcome.failure is not None:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
-        return baked_findings(outcome.summary, ctx)
+        lowered = target_findings(cast("list[dict[str, Any]]", outcome.raw.get("targets") or []), ctx)
+        return baked_findings(outcome.summary, ctx) + lowered
     return outcome_findings(outcome, ctx)
 
 
@@ -172,7 +174,15 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         ops=summary.get("ops") if summary else None,
         graph=summary,
         timings=outcome.timings if outcome else {},
+        targets=target_facts(outcome),
     )
+
+
+def target_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
+    """Each lowering's verdict without its findings (those are diagnostics): hover, JSON, the cache."""
+    kept = ("target", "ok", "seconds", "facts", "skipped")
+    raw = cast("list[dict[str, Any]]", outcome.raw.get("targets") or []) if outcome is not None else []
+    return [{k: r[k] for k in kept if k in r} for r in raw]
 
 
 def once_per_file(findings: list[Finding]) -> list[Finding]:

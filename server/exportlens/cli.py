@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .codes import registered
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
@@ -19,8 +20,11 @@ from .lsp.settings import Settings
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .report import render
+from .targets import TARGETS
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+# 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
+# not pass it quietly; the codes that mean it are the registry's `undecided` ones.
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
 # The flags' defaults are the settings' (lsp/settings.py declares each once; no pygls there).
 DEFAULT = Settings()
 
@@ -66,6 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT.device,
         help="where tensors the code puts on a GPU go: fake tensors on that device (no GPU touched),"
         " the real device, or the CPU with real values (default %(default)s; docs/devices.md)",
+    )
+    check.add_argument(
+        "--target",
+        action="append",
+        choices=TARGETS,
+        default=list(DEFAULT.targets),
+        help="also check that each clean export lowers to this target (repeatable): core-aten, onnx,"
+        " aoti (compiles C++: slow); default: export only (docs/targets.md)",
     )
     check.add_argument(
         "--python",
@@ -122,6 +134,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above or None,
         device=args.device,
+        targets=targets(args),
     )
     settings = dataclasses.replace(
         DEFAULT,
@@ -132,6 +145,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above,
         device=args.device,
+        targets=targets(args),
     )
     cache = None
     if not args.no_cache:
@@ -163,6 +177,11 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
     return results, {"torch": str(torch), "python": str(info.get("python") or args.python or sys.executable)}
 
 
+def targets(args: argparse.Namespace) -> tuple[str, ...]:
+    """`--target`s in the order given, `export` first: it is always run."""
+    return tuple(dict.fromkeys(("export", *args.target)))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -192,7 +211,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
-    sys.stdout.flush()
-    failed = any(d.severity == "error" for r in results for d in r.diagnostics)
-    return EXIT_FINDINGS if failed else EXIT_CLEAN
+    try:
+        sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `exportlens check . | head`: the reader has what it wanted
+        # Python would report the broken pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return exit_status(results)
+
+
+def exit_status(results: list[FileResult]) -> int:
+    found = [d for r in results for d in r.diagnostics]
+    if any(d.severity == "error" for d in found):
+        return EXIT_FINDINGS
+    return EXIT_UNDECIDED if any(registered(d.code).undecided for d in found) else EXIT_CLEAN

@@ -108,9 +108,11 @@ class ModuleResult:
     graph: dict[str, Any] | None = None
     # Seconds per stage in the worker's child (fork, load, inputs, export, ...) and its peak RSS.
     timings: dict[str, float] = field(default_factory=dict)
+    # Each lowering after the export (docs/targets.md): target, ok, seconds, facts, skipped.
+    targets: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "line": self.line,
             "inputs": self.inputs,
@@ -119,6 +121,9 @@ class ModuleResult:
             "seconds": round(self.seconds, 3),
             "ops": self.ops,
         }
+        if self.targets:
+            out["targets"] = self.targets
+        return out
 
 
 @dataclass

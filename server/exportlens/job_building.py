@@ -8,6 +8,7 @@ from pathlib import Path
 from .discovery import Target
 from .document import Document
 from .engine import Job
+from .targets import ON_CHECK
 from .worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
@@ -22,6 +23,7 @@ class CheckOptions:
     device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/devices.py)
     # (path, module) whose jobs build the graph panel's view: the module a panel shows, no other
     graph_views: frozenset[tuple[str, str]] = frozenset()
+    targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -50,7 +52,13 @@ def make_job(doc: Document, target: Target, strict: bool | None, options: CheckO
         meta_above_mb=options.meta_above_mb,
         device=options.device,
         graph=(doc.path, target.name) in options.graph_views,
+        targets=checked_targets(options.targets),
     )
+
+
+def checked_targets(targets: tuple[str, ...] | list[str]) -> list[str]:
+    """The lowerings a check runs after the export: `aoti` is on demand only (its own command)."""
+    return [t for t in dict.fromkeys(targets) if t in ON_CHECK and t != "export"]
 
 
 def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:

@@ -183,3 +183,43 @@ def test_unchanged_files_come_from_the_cache(tmp_path: Path) -> None:
     mark.unlink()
     forced = run_cli("gate.py", "--no-cache", cwd=tmp_path, cache=cache)
     assert forced.returncode == 1 and mark.exists(), forced.stderr
+
+
+HANGS = """
+import torch
+
+class Spins(torch.nn.Module):
+    def forward(self, x):
+        while True:
+            x = x + 1
+
+    def example_inputs(self):
+        return (torch.ones(3),)
+"""
+
+
+def test_a_check_that_times_out_exits_3(tmp_path: Path) -> None:
+    """A timeout is no error (torch may well export it) but not a pass either: CI must see it."""
+    (tmp_path / "hangs.py").write_text(HANGS)
+    (tmp_path / "good.py").write_text(CLEAN)
+    out = run_cli(".", "--timeout", "4", "--no-cache", cwd=tmp_path)
+    assert out.returncode == 3, out.stdout + out.stderr
+    assert "warning[export-timeout]" in out.stdout
+    (tmp_path / "bad.py").write_text(FAILING)  # an error outranks it: 1
+    assert run_cli(".", "--timeout", "4", "--no-cache", cwd=tmp_path).returncode == 1
+
+
+def test_a_reader_that_stops_early(tmp_path: Path) -> None:
+    """`exportlens check . | head`: the reader is gone before the report is written. No
+    BrokenPipeError traceback, and the exit status is still the check's."""
+    (tmp_path / "bad.py").write_text(FAILING)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+    command = [sys.executable, "-m", "exportlens", "check", ".", "--no-cache"]
+    with subprocess.Popen(
+        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as cli:
+        assert cli.stdout is not None and cli.stderr is not None
+        cli.stdout.close()  # as `head` does once it has its lines, long before the report
+        stderr = cli.stderr.read()
+        assert cli.wait(timeout=300) == 1, stderr
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr

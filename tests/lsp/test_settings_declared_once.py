@@ -67,7 +67,7 @@ def test_the_declaration_is_whole() -> None:
     assert [s.field for s in SPECS] == [f for f in Settings.__dataclass_fields__]
     assert len({s.name for s in SPECS}) == len(SPECS)
     for spec in SPECS:
-        assert spec.type in ("string", "integer", "number", "boolean"), spec.name
+        assert spec.type in ("string", "integer", "number", "boolean", "array"), spec.name
         assert spec.accepts(spec.default), f"{spec.name}: its default {spec.default!r} is not allowed"
         assert spec.values, spec.name
     assert Settings().results_key() == tuple(getattr(Settings(), s.field) for s in SPECS if s.results)
@@ -79,7 +79,9 @@ def expected_property(spec: Spec) -> dict[str, Any]:
     assert spec.client is not None
     default = client_default(spec)
     entry: dict[str, Any] = {"type": spec.type if default is not None else [spec.type, "null"]}
-    if client_enum(spec):
+    if spec.type == "array":  # a list of the enum's names
+        entry["items"] = {"type": "string", "enum": list(client_enum(spec))}
+    elif client_enum(spec):
         entry["enum"] = list(client_enum(spec))
     entry["default"] = default
     entry["markdownDescription"] = spec.client.description
@@ -163,7 +165,8 @@ def test_client_settings_ts() -> None:
         name = client_name(spec)
         assert json.loads(defaults[name].replace("'", '"')) == client_default(spec), f"DEFAULTS.{name}"
         if client_enum(spec):
-            assert ts_union(source, interface[name]) == client_enum(spec), f"ClientSettings.{name}"
+            union = interface[name].removesuffix("[]")  # an array setting: a list of the union
+            assert ts_union(source, union) == client_enum(spec), f"ClientSettings.{name}"
     modes = re.search(r"export const MODES: readonly Mode\[\] = \[([^\]]*)\]", source)
     assert modes and tuple(re.findall(r"'([^']*)'", modes[1])) == client_enum(
         next(s for s in SPECS if s.name == "mode")
@@ -198,14 +201,25 @@ def test_cli_flags() -> None:
         if isinstance(action, argparse._StoreTrueAction):  # a flag that turns the setting off
             assert spec.type == "boolean" and spec.default is True, spec.name
             continue
-        assert action.default == spec.default, spec.cli
-        assert action.type is {"number": float, "integer": int, "string": None}[spec.type], spec.cli
+        if spec.type == "array":  # repeatable: each flag adds one name to the default
+            assert action.nargs is None and isinstance(action, argparse._AppendAction), spec.cli
+        default = tuple(action.default) if spec.type == "array" else action.default
+        assert default == spec.default, spec.cli
+        assert action.type is {"number": float, "integer": int, "string": None, "array": None}[spec.type], (
+            spec.cli
+        )
         assert tuple(action.choices or ()) == spec.enum, spec.cli
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_merge_takes_what_the_spec_accepts(spec: Spec) -> None:
     """Each spec's own validation is what merge applies: a wrong type never lands."""
-    wrong = {"string": 3, "integer": "3", "number": "3", "boolean": "yes"}[spec.type]
+    wrong = {"string": 3, "integer": "3", "number": "3", "boolean": "yes", "array": "onnx"}[spec.type]
     assert merge(Settings(), {spec.name: wrong}) == Settings()
     assert getattr(merge(Settings(), {spec.name: spec.default}), spec.field) == spec.default
+
+
+def test_targets_merge_as_a_list_of_known_names() -> None:
+    assert merge(Settings(), {"targets": ["onnx", "core-aten", "onnx"]}).targets == ("onnx", "core-aten")
+    assert merge(Settings(), {"targets": ["tflite"]}) == Settings(), "an unknown target is refused whole"
+    assert merge(Settings(), {"targets": []}).targets == ()

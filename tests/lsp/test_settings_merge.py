@@ -45,6 +45,7 @@ def test_defaults_are_the_declared_ones() -> None:
         "exportSites": True,
         "metaAboveMb": 1024.0,
         "device": "fake",
+        "targets": ["export"],
     }
 
 
@@ -107,3 +108,10 @@ def test_merge_ignores_unknown_names_and_wrong_types() -> None:
     assert merge(base, {"debounceMs": 2.5}) == base  # an integer setting takes integers only
     assert merge(base, {"python": "", "metaAboveMb": 0}) == Settings(debounce_ms=10, meta_above_mb=0.0)
     assert merge(base, "debounceMs=5") is base
+
+
+async def test_a_memory_limit_of_0_means_none_as_the_client_says() -> None:
+    ls = Answering({"memoryLimitMb": 0})
+    ls.read_init_options({"settings": {"memoryLimitMb": 2048}})
+    await ls.pull_settings()
+    assert ls.settings.memory_limit_mb == 0

@@ -20,6 +20,7 @@ test('valid values are read as they are', () => {
       allFailures: false,
       metaAboveMb: 0,
       device: 'cpu',
+      targets: ['onnx', 'core-aten', 'onnx'],
     }),
   );
   assert.deepEqual(settings, {
@@ -32,14 +33,20 @@ test('valid values are read as they are', () => {
     allFailures: false,
     metaAboveMb: 0,
     device: 'cpu',
+    targets: ['onnx', 'core-aten'],
   } satisfies ClientSettings);
 });
 
 test('invalid values fall back to the defaults, never reach the server', () => {
   const settings = readClientSettings(
-    reader({ mode: 'loose', runOn: 'always', debounceMs: -1, timeoutSeconds: 0, memoryLimitMb: 'lots', allFailures: 'yes', metaAboveMb: -5, device: 'gpu', interpreter: 3 }),
+    reader({ mode: 'loose', runOn: 'always', debounceMs: -1, timeoutSeconds: 0, memoryLimitMb: 'lots', allFailures: 'yes', metaAboveMb: -5, device: 'gpu', interpreter: 3, targets: 'onnx' }),
   );
   assert.deepEqual(settings, DEFAULTS);
+});
+
+test('targets: unknown names are dropped, an empty list stays empty (export only)', () => {
+  assert.deepEqual(readClientSettings(reader({ targets: ['tflite', 'onnx'] })).targets, ['onnx']);
+  assert.deepEqual(readClientSettings(reader({ targets: [] })).targets, []);
 });
 
 test('memoryLimitMb 0 or null means no cap', () => {
@@ -59,13 +66,14 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
     allFailures: true,
     metaAboveMb: 1024,
     device: 'fake',
+    targets: ['export'],
     trusted: false,
   });
   assert.equal(toServerSettings({ ...DEFAULTS, mode: 'both' }, { python: null, trusted: true }).mode, 'both');
 });
 
 test('every server setting name is one the server knows (lsp/settings.py _FIELDS)', () => {
-  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'trusted', 'exportSites'];
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);
   }

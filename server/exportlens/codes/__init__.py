@@ -1,7 +1,8 @@
 """The registry of every diagnostic code, and looking codes up: an unknown code is a bug.
 
 The codes are declared in `refusals.py` (what torch refused), `outcomes.py` (no export verdict:
-the code raised, ExportLens's own) and `baked.py` (exported, but wrong); `model.Code` says what
+the code raised, ExportLens's own) and `baked.py` (exported, but wrong),
+`targets.py` (exported, but does not lower where it ships); `model.Code` says what
 each declares.  A Finding with a code missing here cannot be made (`registered`); `url_for` gives
 a finding's documentation link (torch's graph-break page, else the code's docs/codes.md anchor).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import baked, outcomes, refusals
+from . import baked, outcomes, refusals, targets
 from .model import Code
 from .outcomes import FIX_ONLY
 
@@ -27,7 +28,7 @@ def _merged(*tables: dict[str, Code]) -> dict[str, Code]:
     return merged
 
 
-CODES = _merged(refusals.CODES, outcomes.CODES, baked.CODES)
+CODES = _merged(refusals.CODES, outcomes.CODES, baked.CODES, targets.CODES)
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 
 

@@ -36,6 +36,9 @@ class Code:
     # Its finding may name the library line that refused (a related location, `fix["library"]`).
     library: bool = False
     fixes: tuple[str, ...] = ()  # the `Fix.kind`s fixes/ offers for it
+    # The check did not finish, so whether torch exports the module is not known: the CLI exits
+    # 3 when nothing is an error but something is undecided (a timeout must not pass CI quietly).
+    undecided: bool = False
 
     @property
     def anchor(self) -> str:
@@ -54,5 +57,6 @@ def _c(
     tracer: Tracer | None,
     library: bool = False,
     fixes: tuple[str, ...] = (),
+    undecided: bool = False,
 ) -> Code:
-    return Code(code, why, fix, severity, url, refusal, tracer, library, fixes)
+    return Code(code, why, fix, severity, url, refusal, tracer, library, fixes, undecided)

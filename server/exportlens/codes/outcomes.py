@@ -82,6 +82,7 @@ CODES: dict[str, Code] = {
             severity="warning",
             refusal=False,
             tracer=None,
+            undecided=True,
         ),
         _c(
             "syntax-error",
@@ -142,6 +143,7 @@ CODES: dict[str, Code] = {
             "if it never finishes, look for a loop that never ends",
             tracer=None,
             severity="warning",
+            undecided=True,
         ),
         _c(
             "worker-crashed",

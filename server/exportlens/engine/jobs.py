@@ -30,6 +30,7 @@ class Job:
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
     graph: bool = False  # build the graph panel's view into the summary (lsp/graph_command.py)
+    targets: list[str] = field(default_factory=list)  # lowerings after a clean export (worker/lowering/)
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -38,7 +39,7 @@ class Job:
 
     def to_wire(self, job_id: int) -> protocol.JobMessage:
         """The job message; a malformed target or verify spec raises ProtocolError here, not in the child."""
-        return {
+        message: protocol.JobMessage = {
             "id": job_id,
             "path": self.path,
             "source": self.source,
@@ -56,6 +57,9 @@ class Job:
             "device": self.device,
             "graph": self.graph,
         }
+        if self.targets:
+            message["targets"] = list(self.targets)
+        return message
 
 
 @dataclass

@@ -144,6 +144,7 @@ class ExportLensServer(LanguageServer):
             meta_above_mb=self.settings.meta_above_mb or None,
             device=self.settings.device,
             graph_views=self.graph_views,
+            targets=self.settings.targets,
         )
 
     def roots(self) -> list[str]:

@@ -23,6 +23,7 @@ from .summary_text import (
     graph_excerpt,
     signature,
     status_line,
+    target_line,
 )
 
 STALE = "*Stale: the source changed since this export; it is being re-checked.*"
@@ -92,6 +93,7 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
             lines.append("Dynamic dims: " + ", ".join(dims))
         if device := device_line(graph):
             lines.append(device)
+        lines += [target_line(t) for t in result.targets]
         excerpt, cut = graph_excerpt(str(graph.get("code", "")))
         lines.append(f"```python\n{excerpt}\n```")
         if cut or graph.get("code_truncated"):

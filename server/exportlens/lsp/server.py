@@ -48,7 +48,8 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         stream=sys.stderr,
-        format="%(name)s: %(message)s",
+        # The level first: the extension files each line under it in its log channel (serverOutput.ts).
+        format="%(levelname)s %(name)s: %(message)s",
         force=True,
     )
     if not args.verbose:

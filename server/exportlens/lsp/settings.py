@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..targets import TARGETS
+
 log = logging.getLogger("exportlens.lsp")
 
 MODES = ("non-strict", "strict", "both")
@@ -44,7 +46,7 @@ class Client:
 
 @dataclass(frozen=True)
 class Spec:
-    type: str  # JSON type: "string", "integer", "number" or "boolean"
+    type: str  # JSON type: "string", "integer", "number", "boolean" or "array" (of `enum` strings)
     values: str  # what the server accepts and what it means: the LSP README's "values" column
     nullable: bool = False
     enum: tuple[str, ...] = ()
@@ -61,6 +63,8 @@ class Spec:
     def accepts(self, value: Any) -> bool:
         if value is None:
             return self.nullable
+        if self.type == "array":
+            return isinstance(value, (list, tuple)) and all(v in self.enum for v in value)
         if isinstance(value, bool) != (self.type == "boolean"):
             return False
         if not isinstance(value, _PY_TYPES.get(self.type, bool)):
@@ -134,10 +138,9 @@ class Settings:
         None,
         Spec(
             "integer",
-            "int > 0 or `null`",
+            "int ≥ 0 or `null` (0, `null`: no cap)",
             nullable=True,
             minimum=0,
-            exclusive=True,
             cli="--memory-limit",
             client=Client("Address-space cap of one export, in MB (null or 0: none)."),
         ),
@@ -205,6 +208,26 @@ class Settings:
         ),
     )
 
+    targets: tuple[str, ...] = _setting(
+        ("export",),
+        Spec(
+            "array",
+            "list of "
+            + ", ".join(f'`"{t}"`' for t in TARGETS)
+            + ": where the program must lower after the export (docs/targets.md)",
+            enum=TARGETS,
+            results=True,
+            cli="--target",
+            client=Client(
+                "Where your program ships, checked after each clean export: `export` (torch.export only), "
+                "`core-aten` (the Core ATen opset ExecuTorch needs), `onnx` (torch.onnx.export, then ONNX "
+                "Runtime against eager when installed). `aoti` runs only from its command. "
+                "See docs/targets.md.",
+                default=["export"],
+            ),
+        ),
+    )
+
     def results_key(self) -> tuple[Any, ...]:
         """What an export's result depends on besides the source: a change drops the cache."""
         return tuple(getattr(self, s.field) for s in SPECS if s.results)
@@ -235,9 +258,15 @@ def merge(base: Settings, raw: Any) -> Settings:
         if not spec.accepts(value):
             log.warning("ignoring setting exportlens.%s = %r", name, value)
             continue
+        if spec.type == "array":
+            value = tuple(dict.fromkeys(value))
         changes[spec.field] = float(value) if spec.type == "number" else value
     return dataclasses.replace(base, **changes)
 
 
 def to_json(settings: Settings) -> dict[str, Any]:
-    return {spec.name: getattr(settings, spec.field) for spec in SPECS}
+    return {spec.name: _plain(getattr(settings, spec.field)) for spec in SPECS}
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value

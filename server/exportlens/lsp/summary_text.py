@@ -73,3 +73,41 @@ def graph_excerpt(code: str) -> tuple[str, bool]:
 
 def command_link(title: str, command: str, args: list[Any]) -> str:
     return f"[{title}](command:{command}?{urllib.parse.quote(json.dumps(args))})"
+
+
+def target_line(result: dict[str, Any]) -> str:
+    """One lowering's verdict and facts (docs/targets.md): `ONNX ✓ · opset 20 · 12 ops · 4.4 KB`."""
+    from ..diagnosis.targets import label  # the one naming of targets
+
+    name = label(str(result.get("target", "")))
+    if result.get("skipped"):
+        return f"{name}: not checked ({result['skipped']})"
+    verdict = "✓" if result.get("ok") else "✗"
+    pieces = [f"{name} {verdict}"] + [_fact(k, v) for k, v in (result.get("facts") or {}).items()]
+    if isinstance(result.get("seconds"), (int, float)):
+        pieces.append(f"{result['seconds']:.2f} s")
+    return " · ".join(p for p in pieces if p)
+
+
+def _fact(key: str, value: Any) -> str:
+    """`model_bytes` 4461 -> `model 4.4 KB`, `compile_seconds` -> `compile 12.3 s`, else `key value`."""
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        return ""
+    words = key.replace("_", " ")
+    if key.endswith("_bytes") and isinstance(value, (int, float)):
+        return f"{words.removesuffix(' bytes')} {_size(float(value))}"
+    if key.endswith("_seconds") and isinstance(value, (int, float)):
+        return f"{words.removesuffix(' seconds')} {value:.1f} s"
+    if key == "opset":
+        return f"opset {value}"
+    if key == "ops":
+        return f"{value} ops"
+    return f"{words} {value}"
+
+
+def _size(size: float) -> str:
+    for unit in ("B", "KB", "MB"):
+        if size < 1024:
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return f"{size:,.1f} GB"

@@ -44,4 +44,5 @@ def result_from(raw: dict[str, Any]) -> ModuleResult:
         ops=raw.get("ops"),
         graph=raw.get("graph"),
         timings=raw.get("timings", {}),
+        targets=raw.get("targets", []),
     )

@@ -111,7 +111,7 @@ def _export(attempt: Any) -> None:
 def _add_guard_sites(record: FailureRecord, attempt: Any) -> None:
     """Where the shape guards of a late constraint violation come from (failure.guard_sites, patched past
     data-dependent guards so it gets as far as the violation): about one more export."""
-    from .failure import guard_sites
+    from .guard_sites import guard_sites
 
     try:
         with _real_values([]):

@@ -67,7 +67,8 @@ def execute(
 
     from .allfailures import more_failures
     from .devices import Placement, building, exporting, finish
-    from .failure import describe_failure, needs_guard_sites
+    from .failure import describe_failure
+    from .guard_sites import needs_guard_sites
     from .inputs import Attempt
     from .loader import load_module, parse
     from .part_inputs import record_parts, recorder_for
@@ -169,7 +170,7 @@ def execute(
             # torch names no line for most constraint violations: find it (one more export).
             located = time.perf_counter()
             try:
-                from .failure import guard_sites
+                from .guard_sites import guard_sites
 
                 with budget.bounded(share=0.5):  # half of what is left: the search gets the rest
                     record["guard_sites"] = guard_sites(attempt, strict)

@@ -1,0 +1,83 @@
+"""Codes of a lowering after a clean export: the program does not go where it ships (issue 17).
+
+Made by the child's lowering (`worker/lowering/`), placed by `diagnosis/targets.py`; each
+message names the target that refused ("ONNX: ...").  docs/targets.md says what each checks.
+"""
+
+from __future__ import annotations
+
+from .model import Code, _c
+
+ONNX_DOCS = "https://pytorch.org/docs/stable/onnx_export.html"
+EXECUTORCH_OPS = "https://pytorch.org/executorch/stable/ir-ops-set-definition.html"
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        _c(
+            "core-aten-op",
+            "after the Core ATen decompositions an op is left that is not in the Core ATen opset "
+            "(no `torch.Tag.core`): ExecuTorch's verifier refuses it",
+            "rewrite the line with Core ATen ops, register a decomposition for the op, or lower to a "
+            "backend that delegates it (a partitioner that claims the op)",
+            EXECUTORCH_OPS,
+            tracer=None,
+        ),
+        _c(
+            "onnx-no-translation",
+            "torch.onnx.export has no ONNX translation for an op of the program, and no decomposition into "
+            "ops it has",
+            "rewrite the line with ops ONNX supports, or give torch.onnx.export a `custom_translation_table` "
+            "entry (an onnxscript function) for the op",
+            ONNX_DOCS,
+            tracer=None,
+        ),
+        _c(
+            "onnx-decomposition-failed",
+            "torch.onnx.export's decomposition of the program into ops it translates failed",
+            "rewrite the line with plainer ops; check the op's registered decomposition",
+            ONNX_DOCS,
+            tracer=None,
+        ),
+        _c(
+            "onnx-dynamic-shape",
+            "the ONNX export cannot keep a dynamic dim that torch.export kept",
+            "make the dim static in `dynamic_shapes`, or rewrite the shape arithmetic on the line",
+            ONNX_DOCS,
+            tracer=None,
+        ),
+        _c(
+            "onnx-checker-error",
+            "the ONNX model torch.onnx.export wrote fails `onnx.checker` (an invalid model)",
+            "rewrite the line with other ops, or report the op's translation to onnxscript",
+            ONNX_DOCS,
+            tracer=None,
+        ),
+        _c(
+            "onnx-export-error",
+            "torch.onnx.export refused the program for a reason not classified above",
+            "read torch's message; rewrite the line it names",
+            ONNX_DOCS,
+            tracer=None,
+        ),
+        _c(
+            "onnx-numeric-mismatch",
+            "the ONNX model runs in ONNX Runtime but its outputs differ from eager PyTorch beyond tolerance",
+            "check the first line where the values diverge: an op's translation or decomposition there "
+            "computes something else (a custom op's registered decomposition, a dtype, an integer division)",
+            ONNX_DOCS,
+            severity="warning",
+            tracer=None,
+        ),
+        _c(
+            "target-not-run",
+            "a target's check did not run, or only in part: a package it needs is not installed, or the "
+            "model was built without real values (fake devices, meta weights)",
+            "install what the message names into the interpreter that runs the checks, or build on the CPU "
+            "(`exportlens.device: cpu`, a higher `metaAboveMb`)",
+            severity="information",
+            refusal=False,
+            tracer=None,
+        ),
+    )
+}

@@ -1,0 +1,95 @@
+"""A clean export's lowerings (worker/lowering/) -> findings on the user's lines (docs/targets.md).
+
+Generic over targets: each `TargetFinding` lands on the innermost workspace frame of its graph
+node's stack trace, with the outer user frames and the library frame inside them as related
+locations; without one, on the module (the export call, else the class).  A target that did not
+run says why as one information finding; a lowering's own error goes to the log only.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..codes import CODES, url_for
+from ..findings import Finding, Related
+from .context import DiagnosisContext
+from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
+
+log = logging.getLogger("exportlens.diagnosis")
+
+# How each target is named in a message: "ONNX: no translation for ...".
+LABELS = {"export": "torch.export", "core-aten": "Core ATen", "onnx": "ONNX", "aoti": "AOTInductor"}
+NOT_RUN = "target-not-run"
+
+
+def label(target: str) -> str:
+    return LABELS.get(target, target)
+
+
+def target_findings(results: list[dict[str, Any]], ctx: DiagnosisContext) -> list[Finding]:
+    sources = Sources(ctx)
+    findings: list[Finding] = []
+    for result in results:
+        target = str(result.get("target", ""))
+        if internal := result.get("internal"):
+            log.warning("%s: the %s check failed in ExportLens: %s", ctx.module, target, internal)
+        if skipped := result.get("skipped"):
+            findings.append(_on_module(NOT_RUN, f"{label(target)}: not checked: {skipped}", ctx, target))
+        for raw in result.get("findings") or []:
+            finding = _one(raw, target, ctx, sources)
+            if finding is not None:
+                findings.append(finding)
+    return findings
+
+
+def _one(raw: dict[str, Any], target: str, ctx: DiagnosisContext, sources: Sources) -> Finding | None:
+    code = str(raw.get("code", ""))
+    if code not in CODES:  # the worker's code and this registry disagree: ExportLens's bug
+        log.warning("%s: %s finding with an unregistered code %r: %s", ctx.module, target, code, raw)
+        return None
+    message = f"{label(target)}: {raw.get('message', '')}"
+    frames = list(raw.get("frames") or [])
+    user = workspace_frames(frames, ctx)
+    if not user:
+        return _on_module(code, message, ctx, target, raw)
+    places = [sources.place(f) for f in user]
+    culprit = places[-1]
+    related = related_chain(places, culprit, ctx)
+    library = library_frame(frames, ctx)  # inside the innermost user frame, if any
+    if library is not None:
+        where = sources.place(library)
+        related.append(Related(where.path, where.range, f"inside `{short_path(where.path)}`"))
+    return Finding(
+        path=culprit.path,
+        range=culprit.range,
+        severity=CODES[code].severity,
+        code=code,
+        message=message,
+        module=ctx.module,
+        mode=ctx.mode,
+        related=related,
+        url=url_for(code),
+        fix=_fix(raw, target),
+    )
+
+
+def _on_module(
+    code: str, message: str, ctx: DiagnosisContext, target: str, raw: dict[str, Any] | None = None
+) -> Finding:
+    return Finding(
+        path=ctx.path,
+        range=ctx.anchor,
+        severity=CODES[code].severity,
+        code=code,
+        message=message,
+        module=ctx.module,
+        mode=ctx.mode,
+        url=url_for(code),
+        fix=_fix(raw or {}, target),
+    )
+
+
+def _fix(raw: dict[str, Any], target: str) -> dict[str, Any]:
+    """Machine-readable data: the target, and the graph node and op when there is one."""
+    return {"target": target, **{k: raw[k] for k in ("node", "op") if raw.get(k)}}

@@ -1,0 +1,133 @@
+"""The `core-aten` and `onnx` targets through the real worker (docs/targets.md): each refusal on the
+user's line, named by its target; a dynamic dim checked at a second size; onnx missing said as
+information. The custom ops are real torch.library ops; ONNX's verdicts are torch 2.13's own."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from exportlens.check import CheckOptions, check_file
+from exportlens.engine import Engine, EngineOptions
+from exportlens.findings import FileResult
+from tests.conftest import line_of, only
+from tests.paths import ROOT
+
+CUSTOM_OP = """
+    import torch
+
+    @torch.library.custom_op("{ns}::scale", mutates_args=())
+    def scale(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @scale.register_fake
+    def _(x):
+        return torch.empty_like(x)
+    {decomposition}
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            y = torch.relu(self.fc(x))
+            z = scale(y)  # the custom op
+            return z.sum(-1)
+
+    torch.export.export(Net().eval(), (torch.randn(3, 4),))
+"""
+# Registered in torch's global table, which torch.onnx decomposes with: eager runs x * 2.
+WRONG = """
+    @torch._decomp.register_decomposition(torch.ops.{ns}.scale.default)
+    def _wrong(x):
+        return x * 3
+"""
+MLP = """
+    import torch
+    from torch.export import Dim
+
+    class MLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(8, 32)
+            self.fc2 = torch.nn.Linear(32, 4)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x)))
+
+    torch.export.export(MLP().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: Dim("batch", max=64)},))
+"""
+
+
+async def _check(engine: Engine, path: str, *targets: str) -> FileResult:
+    options = CheckOptions(roots=[str(Path(path).parent)], targets=("export", *targets))
+    return await check_file(engine, path, None, options)
+
+
+async def test_a_custom_op_without_translation_is_refused_by_onnx_and_core_aten_on_its_line(
+    engine: Engine, write
+) -> None:
+    path = write("custom.py", CUSTOM_OP.format(ns="el_none", decomposition=""))
+    result = await _check(engine, path, "core-aten", "onnx")
+    line = line_of(path, "z = scale(y)")
+    onnx = only(result, "onnx-no-translation")
+    assert onnx.range.start.line == line and onnx.severity == "error"
+    assert onnx.message.startswith("ONNX: no ONNX translation nor decomposition for `el_none.scale.default`")
+    assert onnx.fix == {"target": "onnx", "node": "scale", "op": "el_none.scale.default"}
+    core = only(result, "core-aten-op")
+    assert core.range.start.line == line and core.message.startswith("Core ATen: `el_none.scale.default`")
+    (module,) = result.modules
+    assert [t["target"] for t in module.targets] == ["core-aten", "onnx"]
+    assert [t["ok"] for t in module.targets] == [False, False]
+
+
+async def test_a_wrong_decomposition_exports_but_differs_and_the_line_is_found(engine: Engine, write) -> None:
+    path = write("wrong.py", CUSTOM_OP.format(ns="el_wrong", decomposition=WRONG.format(ns="el_wrong")))
+    result = await _check(engine, path, "onnx")
+    mismatch = only(result, "onnx-numeric-mismatch")
+    assert mismatch.severity == "warning"
+    assert mismatch.range.start.line == line_of(path, "z = scale(y)"), mismatch.message
+    assert "max abs error" in mismatch.message and "max rel error 0.5" in mismatch.message
+    assert not [d for d in result.diagnostics if d.severity == "error"]
+
+
+async def test_a_dynamic_dim_is_kept_through_onnx_and_checked_at_a_second_size(engine: Engine, write) -> None:
+    path = write("mlp.py", MLP)
+    result = await _check(engine, path, "core-aten", "onnx")
+    assert result.diagnostics == []
+    (module,) = result.modules
+    onnx = next(t for t in module.targets if t["target"] == "onnx")
+    assert onnx["ok"] is True
+    facts = onnx["facts"]
+    assert facts["opset"] >= 18 and facts["ops"] >= 3 and facts["model_bytes"] > 4 * (8 * 32 + 32 * 4)
+    assert facts["numeric_checks"] == ["the example inputs", "size 4 of the dynamic dim 0 of `x`"]
+
+
+async def test_export_only_runs_no_lowering(engine: Engine, write) -> None:
+    path = write("mlp.py", MLP)
+    result = await _check(engine, path)
+    assert result.modules[0].targets == [] and result.diagnostics == []
+
+
+NO_ONNX = ROOT / ".venv-torch/torch-2.15.0/bin/python"
+
+
+@pytest.mark.skipif(not NO_ONNX.exists(), reason="needs the torch 2.15 venv (tools/torch-venv.sh)")
+async def test_without_onnx_installed_the_target_says_so_as_information(write) -> None:
+    python = os.environ.get("EXPORTLENS_TEST_PYTHON") or str(NO_ONNX)
+    engine = Engine(EngineOptions(python=python, timeout=60.0))
+    try:
+        path = write("mlp.py", MLP)
+        result = await _check(engine, path, "onnx")
+    finally:
+        await engine.close()
+    info = only(result, "target-not-run")
+    assert info.severity == "information"
+    assert info.message == (
+        "ONNX: not checked: `onnx` and `onnxscript` are not installed in the checked interpreter: "
+        "`pip install onnx onnxscript`"
+    )
+    assert [d.code for d in result.diagnostics] == ["target-not-run"]
