@@ -15,7 +15,7 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__
+from .. import __version__, early_worker
 from ..check import CheckOptions
 from ..document import Document
 from ..engine import Engine, EngineOptions
@@ -83,6 +83,8 @@ class ExportLensServer(LanguageServer):
             if isinstance(options.get("cacheDir"), str) and options["cacheDir"]:
                 self.results.folder = Path(options["cacheDir"])
             self.settings = merge(self.settings, options.get("settings"))
+        if not self.trusted:
+            early_worker.discard()  # from `serve --start-worker`: no engine will adopt it
 
     async def pull_settings(self) -> None:
         workspace = self.client_capabilities.workspace
