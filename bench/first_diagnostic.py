@@ -54,6 +54,9 @@ def failing(spec: ModelSpec) -> str:
     return text
 
 
+EARLY = os.environ.get("EXPORTLENS_BENCH_EARLY_WORKER", "1") != "0"  # 0: the worker after didOpen, as before
+
+
 async def once(spec: ModelSpec) -> FirstDiagnostic:
     text = failing(spec)
     with tempfile.TemporaryDirectory() as tmp:
@@ -62,7 +65,8 @@ async def once(spec: ModelSpec) -> FirstDiagnostic:
         root.mkdir()
         (root / "model.py").write_text(text)
         started = time.perf_counter()
-        session = await start(root, {"debounceMs": 0, "timeoutSeconds": 120})
+        # as the extension launches it in a trusted workspace: the worker starts before the server's imports
+        session = await start(root, {"debounceMs": 0, "timeoutSeconds": 120}, start_worker=EARLY)
         try:
             uri = (root / "model.py").resolve().as_uri()
             opened = time.perf_counter()

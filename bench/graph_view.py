@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/graph_view.py [--layers 12 45]
 
-- Worker side, per model: torch.export, then worker/graph_json.py's graph_view (the time every
-  successful check now spends on it) and the size of its JSON.
+- Worker side, per model: torch.export, then worker/graph_json.py's graph_view (the time a check of
+  the module the panel shows spends on it) and the size of its JSON.
 - Page side (extension/test/runner/graphBench.ts: the panel's bundled page in Debian's chromium,
   headless, as the webview runs it): time from the data arriving to the first paint and dagre's
   layout time, as the panel opens (groups collapsed above 150 nodes) and with every group

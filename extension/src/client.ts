@@ -192,7 +192,7 @@ export class ServerManager implements vscode.Disposable {
 
   private createClient(python: string): LanguageClient {
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const launch = serverLaunch(python, layout(this.context.extensionPath), process.env);
+    const launch = serverLaunch(python, layout(this.context.extensionPath), process.env, false, vscode.workspace.isTrusted);
     const serverOptions: ServerOptions = {
       command: launch.command,
       args: launch.args,

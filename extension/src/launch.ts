@@ -44,6 +44,8 @@ export function serverLaunch(
   where: LaunchLayout,
   baseEnv: Record<string, string | undefined>,
   verbose = false,
+  /** A trusted workspace: the server starts the worker before its own imports (early_worker.py). */
+  startWorker = false,
 ): Launch {
   const env = { ...baseEnv };
   // The server's stdout is the protocol: no buffering surprises.
@@ -51,6 +53,9 @@ export function serverLaunch(
   const args = ['-c', LAUNCHER, where.serverDir, where.libsDir, 'serve'];
   if (verbose) {
     args.push('--verbose');
+  }
+  if (startWorker) {
+    args.push('--start-worker');
   }
   return { command: python, args, env };
 }

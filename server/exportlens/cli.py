@@ -102,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=2087)
     serve.add_argument("-v", "--verbose", action="store_true")
+    serve.add_argument(
+        "--start-worker",
+        action="store_true",
+        help="start the export worker with this interpreter before the server's imports "
+        "(a trusted workspace only: the extension passes it; early_worker.py)",
+    )
     return parser
 
 

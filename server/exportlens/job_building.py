@@ -22,6 +22,8 @@ class CheckOptions:
     all_failures: bool = True  # after a failure, look for the module's other failures too
     meta_above_mb: float | None = 1024.0  # bigger models export with meta weights (no allocation)
     device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/devices.py)
+    # (path, module) whose jobs build the graph panel's view: the module a panel shows, no other
+    graph_views: frozenset[tuple[str, str]] = frozenset()
     targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
 
 
@@ -52,6 +54,7 @@ def make_job(
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
         device=options.device,
+        graph=(doc.path, target.name) in options.graph_views,
         targets=checked_targets(options.targets),
         parts_from=tuple(parts_from),
     )

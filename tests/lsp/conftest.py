@@ -187,10 +187,14 @@ class Session:
         await asyncio.wait_for(applied(), WAIT)
 
 
-async def start(root: Path, settings: dict[str, Any], init: dict[str, Any] | None = None) -> Session:
+async def start(
+    root: Path, settings: dict[str, Any], init: dict[str, Any] | None = None, start_worker: bool = False
+) -> Session:
+    """`start_worker`: as the extension launches it in a trusted workspace (early_worker.py)."""
     env = dict(os.environ, PYTHONPATH=SERVER_DIR)
+    early = ["--start-worker"] if start_worker else []
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "exportlens", "serve"],
+        server_command=[sys.executable, "-m", "exportlens", "serve", *early],
         client_factory=make_client,
         server_env=env,
     )

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from exportlens.discovery import discover
+from exportlens.early_worker import WORKER_DIR
 from exportlens.engine import Job
-from exportlens.engine.process import WORKER_DIR
 from exportlens.worker import protocol
 from tests.conftest import WORKER_PYTHON
 

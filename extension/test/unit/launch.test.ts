@@ -13,6 +13,12 @@ test('the server is launched with the bundled libs on ITS sys.path, not through 
   assert.ok(!JSON.stringify(launch.env).includes('/ext'), 'nothing of the extension leaks into the environment');
 });
 
+test('a trusted workspace starts the worker with the server, an untrusted one does not', () => {
+  const where = layout('/ext');
+  assert.deepEqual(serverLaunch('/venv/bin/python', where, {}, false, true).args.slice(4), ['serve', '--start-worker']);
+  assert.deepEqual(serverLaunch('/venv/bin/python', where, {}, false, false).args.slice(4), ['serve']);
+});
+
 test('the launcher puts the dirs first, drops the cwd, and passes the arguments on', () => {
   const probe = LAUNCHER.replace(
     "runpy.run_module('exportlens', run_name='__main__', alter_sys=True)",

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..early_worker import PARALLEL
 from ..worker import protocol
 from .jobs import Job, JobOutcome
 from .process import WorkerError, WorkerProcess
@@ -23,7 +24,7 @@ class EngineOptions:
     python: str | None = None  # interpreter for the worker (needs torch); default: this one
     timeout: float = 30.0
     memory_mb: int | None = None
-    parallel: int = 2
+    parallel: int = PARALLEL
     spares: bool = True  # a warm spare child for the next job (the editor's; the CLI needs none)
     # Warm up before the first job (the CLI: its jobs come at once, all would run cold), not
     # between jobs (the editor: the file just opened is checked at once).

@@ -29,6 +29,7 @@ class Job:
     # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
+    graph: bool = False  # build the graph panel's view into the summary (lsp/graph_command.py)
     targets: list[str] = field(default_factory=list)  # lowerings after a clean export (worker/lowering/)
     # Workspace files whose part classes' inputs the export records (worker/part_inputs.py).
     parts_from: tuple[str, ...] = ()
@@ -56,6 +57,7 @@ class Job:
             "meta_above_mb": self.meta_above_mb,
             "verify": None if self.verify is None else protocol.checked_verify(self.verify),
             "device": self.device,
+            "graph": self.graph,
         }
         if self.targets:
             message["targets"] = list(self.targets)

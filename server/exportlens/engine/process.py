@@ -11,19 +11,22 @@ import asyncio
 import collections
 import logging
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from .. import early_worker
+from ..early_worker import worker_argv, worker_flags
 from ..worker import protocol
-from ..worker.boot import BOOT
 from ..worker.spare import FORKED_LINE
 from ..worker.warmup import WARM_LINE
 
 log = logging.getLogger("exportlens.worker")
 
-WORKER_DIR = Path(__file__).resolve().parent.parent / "worker"
+STREAM_LIMIT = 64 * 1024 * 1024  # one line per answer: a big summary is one long line
 STARTUP_TIMEOUT = 180.0
 # When its stdin closes the worker kills its jobs and exits (tens of ms); one still there after
 # this is killed (its children die with it): closing never holds a client's shutdown up long.
@@ -79,7 +82,7 @@ class WorkerProcess:
         self.warm = False
         self.spares_forked = 0
         self.info: protocol.ReadyEvent | None = None
-        self._proc: asyncio.subprocess.Process | None = None
+        self._proc: asyncio.subprocess.Process | _Adopted | None = None
         self._pending: dict[int, asyncio.Future[protocol.JobAnswer]] = {}
         self._on_partial: dict[int, Callable[[protocol.JobAnswer], None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -98,25 +101,21 @@ class WorkerProcess:
         return self._proc.pid if self._proc else None
 
     async def start(self) -> protocol.ReadyEvent:
-        env = dict(os.environ, EXPORTLENS_PARALLEL=str(self.parallel), PYTHONUNBUFFERED="1")
-        if not self.spares:
-            env["EXPORTLENS_SPARE"] = "0"
-        if self.warm_first:
-            env["EXPORTLENS_WARM_FIRST"] = "1"
+        argv, flags = worker_argv(self.python), worker_flags(self.parallel, self.spares, self.warm_first)
+        early = early_worker.take(argv, flags)
         try:
-            self._proc = await asyncio.create_subprocess_exec(
-                self.python,
-                "-c",
-                BOOT,
-                str(WORKER_DIR / "__init__.py"),
-                str(WORKER_DIR),
-                "main",
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                limit=64 * 1024 * 1024,
-            )
+            if early is not None:  # started before the server's imports (early_worker.py)
+                self._proc = await _adopted(early)
+                log.info("the worker started with the server (pid %d) is the engine's", early.pid)
+            else:
+                self._proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    env={**os.environ, **flags},
+                    limit=STREAM_LIMIT,
+                )
         except OSError as exc:
             raise WorkerError(f"cannot start the worker with {self.python}: {exc}") from exc
         assert self._proc.stdout and self._proc.stderr
@@ -244,3 +243,44 @@ class WorkerProcess:
             except asyncio.TimeoutError:
                 log.warning("the worker did not exit within %.0f s of being closed: killed", CLOSE_GRACE)
         await self.kill()
+
+
+class _Adopted:
+    """An early worker's `subprocess.Popen` as the engine uses an asyncio subprocess."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        stdin: asyncio.StreamWriter,
+        stdout: asyncio.StreamReader,
+        stderr: asyncio.StreamReader,
+    ) -> None:
+        self.popen, self.stdin, self.stdout, self.stderr = popen, stdin, stdout, stderr
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    def kill(self) -> None:
+        self.popen.kill()
+
+    async def wait(self) -> int:
+        return await asyncio.to_thread(self.popen.wait)
+
+
+async def _adopted(popen: subprocess.Popen[bytes]) -> _Adopted:
+    loop = asyncio.get_running_loop()
+    assert popen.stdin and popen.stdout and popen.stderr
+
+    async def reader(pipe: Any) -> asyncio.StreamReader:
+        stream = asyncio.StreamReader(limit=STREAM_LIMIT)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), pipe)
+        return stream
+
+    transport, writing = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, popen.stdin)
+    stdin = asyncio.StreamWriter(transport, writing, None, loop)
+    return _Adopted(popen, stdin, await reader(popen.stdout), await reader(popen.stderr))

@@ -15,7 +15,7 @@ from pygls.exceptions import FeatureRequestError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__
+from .. import __version__, early_worker
 from ..check import CheckOptions
 from ..document import Document
 from ..engine import Engine, EngineOptions
@@ -52,6 +52,8 @@ class ExportLensServer(LanguageServer):
         self.results = KeptResults(self)
         self.scheduler = Scheduler(self)
         self._engine: Engine | None = None
+        # The module the graph panel last asked for (path, module): its checks build the view.
+        self.graph_views: frozenset[tuple[str, str]] = frozenset()
 
     def report_server_error(self, error: Exception, source: ServerErrors) -> None:
         """An error pygls caught (a notification handler's exception, a message it could not
@@ -81,6 +83,8 @@ class ExportLensServer(LanguageServer):
             if isinstance(options.get("cacheDir"), str) and options["cacheDir"]:
                 self.results.folder = Path(options["cacheDir"])
             self.settings = merge(self.settings, options.get("settings"))
+        if not self.trusted:
+            early_worker.discard()  # from `serve --start-worker`: no engine will adopt it
 
     async def pull_settings(self) -> None:
         workspace = self.client_capabilities.workspace
@@ -141,6 +145,7 @@ class ExportLensServer(LanguageServer):
             all_failures=self.settings.all_failures,
             meta_above_mb=self.settings.meta_above_mb or None,
             device=self.settings.device,
+            graph_views=self.graph_views,
             targets=self.settings.targets,
         )
 

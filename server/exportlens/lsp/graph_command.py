@@ -2,8 +2,10 @@
 
 → {module, uri, stale, results: [{mode, status, seconds, view}], findings}: one result per tracer,
 `view` the worker's records.GraphView (None when that export made no graph), `findings` the
-module's diagnostics (what the panel shows and links to when the export failed). Exports first
-when nothing is cached for the module, or only a result from before graph views were made.
+module's diagnostics (what the panel shows and links to when the export failed). A check builds
+the view only for the module the panel last asked for (`ls.graph_views`: the panel shows one), so
+the first request exports that module again with its view; the checks after it, which the panel
+redraws from, carry it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ def register(server: ExportLensServer) -> None:
     @server.command(GRAPH_VIEW)
     async def graph_view(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
         state, doc = ls.file(uri), ls.document(uri)
+        ls.graph_views = frozenset({(doc.path, module)})
         entry = state.entries.get(module)
         if entry is None or _lacks_view(entry):
             target = next((t for t in doc.discovery.targets if t.name == module), None)
@@ -49,5 +52,5 @@ def register(server: ExportLensServer) -> None:
 
 
 def _lacks_view(entry: ModuleEntry) -> bool:
-    """Exported, but by a worker (or a stored result) from before graph views."""
+    """Exported, but without the view (checked before the panel asked, or restored from the store)."""
     return any(r.graph is not None and "view" not in r.graph for r in entry.results)

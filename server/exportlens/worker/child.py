@@ -130,7 +130,7 @@ def execute(
                 strict=strict,
             )
         tick("export")
-        summary = summarize(program, path, list(caught))
+        summary = summarize(program, path, list(caught), view=bool(job.get("graph")))
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
         summary["placement"] = placement.describe()
         tick("summary")
@@ -150,7 +150,7 @@ def execute(
         # (a BatchNorm's running statistics in training mode).
         if found := record_parts(job, attempt, budget):
             answer["parts"] = found
-            tick("parts")
+        tick("parts")  # after the summary, before the answer: the benchmark's breakdown shows it
         if targets := job.get("targets"):
             from .lowering import lower
 

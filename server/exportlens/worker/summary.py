@@ -18,11 +18,15 @@ GRAPH_CODE_LIMIT = 256 * 1024
 _FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)')
 
 
-def summarize(program: Any, path: str, caught: list[warnings.WarningMessage]) -> ExportSummary:
+def summarize(
+    program: Any, path: str, caught: list[warnings.WarningMessage], view: bool = False
+) -> ExportSummary:
+    """`view`: with the graph panel's records.GraphView too (most of the summary's bytes and time
+    on a big model: only when the panel asks for it, a job's `graph` flag)."""
     graph = program.graph_module.graph
     nodes = [n for n in graph.nodes if n.op == "call_function"]
     code = program.graph_module.code
-    return {
+    summary: ExportSummary = {
         "ops": len(nodes),
         "code": code[:GRAPH_CODE_LIMIT],
         "code_truncated": len(code) > GRAPH_CODE_LIMIT,
@@ -54,8 +58,10 @@ def summarize(program: Any, path: str, caught: list[warnings.WarningMessage]) ->
             for w in caught
         ],
         "facts": graph_facts(program, nodes, path),
-        "view": graph_view(program, path),
     }
+    if view:
+        summary["view"] = graph_view(program, path)
+    return summary
 
 
 def dynamic_dims(program: Any) -> list[DynamicDim]:
