@@ -181,3 +181,20 @@ async def test_a_part_its_parent_never_calls_stays_silent(engine: Engine, write)
     result = await check(engine, path)
     assert modules(result)["SelfAttention"] == ("skipped", "inferred")  # no record: no guess either
     assert not any(f.module == "SelfAttention" for f in result.diagnostics)
+
+
+async def test_the_parents_export_is_reported_before_its_parts_are_recorded(engine: Engine, write) -> None:
+    """The recording pass (one or two eager runs) only adds to a clean export: the export's result
+    reaches the caller first, as a failure's first finding does before the search for more."""
+    path = write("block_early.py", DYNAMIC)
+    doc = Document.from_file(path)
+    (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
+    options = CheckOptions(roots=[str(Path(path).parent)])
+    early = []
+    outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]), early.append)
+    (first,) = early
+    assert first.status == "exported" and "parts" not in first.raw, first.raw.keys()
+    assert first.summary == outcome.summary and outcome.raw["parts"]
+    early.clear()  # nothing to record: nothing said early, the answer is the first word
+    await engine.run(make_job(doc, block, False, options, parts_from=[]), early.append)
+    assert early == []

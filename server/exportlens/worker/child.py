@@ -146,6 +146,10 @@ def execute(
                 answer["saved"] = job["save_to"]
             else:
                 answer["save_error"] = error
+        if report_early is not None and (job.get("parts_from") or job.get("targets")):
+            # The export's own result is final: shown before its parts' inputs are recorded (an
+            # eager pass or two) and its lowerings run, which only add to it.
+            report_early(answer.copy())
         # After the export and the save: neither sees the hooks, nor what an eager run changes
         # (a BatchNorm's running statistics in training mode).
         if found := record_parts(job, attempt, budget):
