@@ -37,6 +37,8 @@ export const ServerCommand = {
   savePt2: new CommandType<[uri: string, module: string, path: string], SavePt2Result>('exportlens.savePt2'),
   /** Exports the module and compiles it with AOTInductor (lsp/target_commands.py); cancellable. */
   compileAoti: new CommandType<[uri: string, module: string], CompileAotiResult>('exportlens.compileAoti'),
+  /** Stops that module's compile: its child is killed, the compile answers status "cancelled". */
+  cancelAoti: new CommandType<[uri: string, module: string], { cancelled: boolean }>('exportlens.cancelAoti'),
   /** Writes the module's `.onnx` (torch.onnx.export, dynamo=True); answers as savePt2 does. */
   saveOnnx: new CommandType<[uri: string, module: string, path: string], SavePt2Result>('exportlens.saveOnnx'),
   /** Re-checks every module of the file. */
@@ -146,7 +148,7 @@ export interface GraphViewResult {
 
 export interface CompileAotiResult {
   module: string;
-  /** The export's status: "exported", "failed", ... */
+  /** The export's status: "exported", "failed", ..., "cancelled" (exportlens.cancelAoti). */
   status: string;
   /** AOTInductor compiled the program and its package ran as eager did. */
   ok: boolean;

@@ -41,16 +41,24 @@ export class TargetCommands {
     try {
       result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `ExportLens: compiling ${module} with AOTInductor`, cancellable: true },
-        (_progress, token) => this.deps.manager.execute(ServerCommand.compileAoti, [source, module], token),
+        async (_progress, token) => {
+          // The server's own command stops it: an executeCommand's $/cancelRequest does not reach it.
+          const cancel = token.onCancellationRequested(() => {
+            this.deps.manager.execute(ServerCommand.cancelAoti, [source, module]).catch((error: unknown) => {
+              this.deps.log.error(`cancelAoti: ${String(error)}`);
+            });
+          });
+          try {
+            return await this.deps.manager.execute(ServerCommand.compileAoti, [source, module]);
+          } finally {
+            cancel.dispose();
+          }
+        },
       );
     } catch (error) {
       const text = String(error instanceof Error ? error.message : error);
-      if (/cancel/i.test(text)) {
-        void vscode.window.showInformationMessage(`ExportLens: AOTInductor compile of ${module} cancelled.`);
-      } else {
-        this.deps.log.error(`compileAoti: ${text}`);
-        void vscode.window.showErrorMessage(`ExportLens: the AOTInductor compile did not run: ${text}`);
-      }
+      this.deps.log.error(`compileAoti: ${text}`);
+      void vscode.window.showErrorMessage(`ExportLens: the AOTInductor compile did not run: ${text}`);
       return undefined;
     }
     void this.say(result);
@@ -59,6 +67,9 @@ export class TargetCommands {
 
   private say(result: CompileAotiResult): Thenable<unknown> {
     const { module, facts } = result;
+    if (result.status === 'cancelled') {
+      return vscode.window.showInformationMessage(`ExportLens: AOTInductor compile of ${module} cancelled.`);
+    }
     if (result.status !== 'exported') {
       return vscode.window.showErrorMessage(`ExportLens: ${module} did not export ("${result.status}"): nothing to compile; see Problems.`);
     }

@@ -3,6 +3,7 @@ writes a model onnx reads back; "Compile with AOTInductor" publishes its refusal
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +64,19 @@ async def test_compile_aoti_publishes_its_refusal_on_the_line(server: Session) -
     await server.until(lambda: bool(refusals()))
     (published,) = refusals()
     assert published.range.start.line == line and published.message.startswith("AOTInductor: cannot compile")
+
+
+async def test_cancel_aoti_kills_the_compile_and_the_worker_goes_on(server: Session) -> None:
+    await server.open("aoti_cancel.py", DYNAMIC)
+    uri = (server.root / "aoti_cancel.py").resolve().as_uri()
+    worker = (await server.command("exportlens.status"))["workerPid"]
+    compiling = asyncio.ensure_future(server.command("exportlens.compileAoti", uri, "MLP"))
+    await asyncio.sleep(4.0)  # inside the C++ compile (tens of seconds)
+    assert not compiling.done()
+    assert await server.command("exportlens.cancelAoti", uri, "MLP") == {"cancelled": True}
+    result = await asyncio.wait_for(compiling, 30)
+    assert result["status"] == "cancelled" and result["ok"] is False, result
+    assert await server.command("exportlens.cancelAoti", uri, "MLP") == {"cancelled": False}
+    assert (await server.command("exportlens.status"))["workerPid"] == worker
+    after = await server.command("exportlens.exportModule", uri, {"line": 3, "character": 4})
+    assert after["status"] == "exported"

@@ -3,12 +3,15 @@
 - `exportlens.compileAoti(uri, module)` → {module, status, ok, seconds, facts, findings}: export
   the module and compile it with AOTInductor (targets.ON_DEMAND: tens of seconds, its own
   timeout); its findings join the module's diagnostics until the next check replaces them.
-  Cancelling the request kills the job's child (engine.run); the worker lives on.
+- `exportlens.cancelAoti(uri, module)` → {cancelled}: stops that compile; the engine kills the job's
+  child, the worker lives on, and the compile answers status "cancelled".  Its own command, as
+  pygls's `$/cancelRequest` of an executeCommand does not reach the command's task.
 - `exportlens.saveOnnx(uri, module, path)` → {path, status, seconds, saved, reason}: the .onnx.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
@@ -19,9 +22,19 @@ from .state import ModuleEntry
 
 COMPILE_AOTI = "exportlens.compileAoti"
 SAVE_ONNX = "exportlens.saveOnnx"
+CANCEL_AOTI = "exportlens.cancelAoti"
 
 
 def register(server: ExportLensServer) -> None:
+    running: dict[tuple[str, str], asyncio.Task[Any]] = {}  # (uri, module) -> its compile
+
+    @server.command(CANCEL_AOTI)
+    def cancel_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+        task = running.get((uri, module))
+        if task is not None:
+            task.cancel()
+        return {"cancelled": task is not None}
+
     @server.command(COMPILE_AOTI)
     async def compile_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
         if not ls.trusted:
@@ -35,7 +48,17 @@ def register(server: ExportLensServer) -> None:
         mode = "non-strict" if options.mode == "both" else options.mode
         options = dataclasses.replace(options, mode=mode, targets=("export", "aoti"), on_demand=True)
         keys = doc.module_keys(ls.settings.results_key())
-        result = await check_document(ls.engine(), doc, options, only={module})
+        task = asyncio.current_task()
+        if task is not None:
+            running[(uri, module)] = task
+        try:
+            result = await check_document(ls.engine(), doc, options, only={module})
+        except asyncio.CancelledError:
+            cancelled: dict[str, Any] = {"module": module, "status": "cancelled", "ok": False}
+            return cancelled | {"seconds": None, "facts": {}, "skipped": "", "findings": []}
+        finally:
+            if running.get((uri, module)) is task:
+                del running[(uri, module)]
         findings = [f for f in result.diagnostics if f.module == module]
         modules = [m for m in result.modules if m.name == module]
         if module in keys:
