@@ -26,8 +26,10 @@ MLP = """
         def forward(self, x):
             return self.fc2(torch.relu(self.fc1(x)))
 
-    torch.manual_seed(0)  # the test builds the same weights to compare the package with
-    torch.export.export(MLP().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: Dim("batch", max=64)},))
+    if __name__ == "__main__":  # the test's own run of the file skips it
+        torch.manual_seed(0)  # the test builds the same weights to compare the package with
+        batch = Dim("batch", max=64)
+        torch.export.export(MLP().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: batch},))
 """
 # A custom op that returns an int (a SymInt to inductor): torch.export takes it, AOTInductor's
 # C++ wrapper has no code for that return type (torch 2.13: "Unsupported return type").
