@@ -73,6 +73,7 @@ async def test_a_small_model_compiles_and_its_package_runs_as_eager(
     # The package, loaded again outside ExportLens, gives eager's numbers at a third batch size.
     compared = worker_torch.run(
         "import torch, runpy\n"
+        "import torch._inductor.codecache  # torch 2.10's aoti_load_package uses it unimported\n"
         f"scope = runpy.run_path({path!r}, run_name='mlp')\n"
         "torch.manual_seed(0)\n"
         "model = scope['MLP']().eval()\n"
