@@ -7,15 +7,16 @@ job_building.py's, what can be said without exporting static_findings.py's.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from .diagnosis import DiagnosisContext, diagnose
 from .diagnosis.baked.confirm import baked_findings
 from .diagnosis.targets import target_findings
-from .discovery import Target
+from .discovery import REAL_INPUTS, Target
 from .document import Document
 from .engine import Engine, JobOutcome
 from .findings import FileResult, Finding, InputsKind, ModuleResult, Status
@@ -39,6 +40,7 @@ async def check_file(
     options: CheckOptions | None = None,
     only: set[str] | None = None,
     early: EarlyReport | None = None,
+    others: Sequence[Document] = (),
 ) -> FileResult:
     """`check_document` of `path` with the buffer text `source`, else the file's text on disk."""
     path = str(Path(path).resolve())
@@ -51,7 +53,7 @@ async def check_file(
             return result
     else:
         doc = Document(path, source)
-    return await check_document(engine, doc, options, only, early)
+    return await check_document(engine, doc, options, only, early, others)
 
 
 async def check_document(
@@ -60,11 +62,14 @@ async def check_document(
     options: CheckOptions | None = None,
     only: set[str] | None = None,
     early: EarlyReport | None = None,
+    others: Sequence[Document] = (),
 ) -> FileResult:
     """Check every module of `doc`, or those in `only`.
 
     `early` hears of each failed module's first failure before its other failures are found
-    (only when one tracer runs: merging two tracers needs both outcomes)."""
+    (only when one tracer runs: merging two tracers needs both outcomes). The classes of
+    `others` (workspace files `doc` imports) that a module of `doc` is built from are checked
+    with what they receive there too (parts.py), their findings on their own file."""
     options = options or CheckOptions()
     path = doc.path
     result = FileResult(path)
@@ -101,21 +106,36 @@ async def check_document(
             soften_guessed(outcome_diagnostics(outcome, context(target, outcome)), target),
         )
 
+    def recorded(parent: Target) -> list[str]:
+        """The files whose part classes `parent`'s export records: none, no recording pass."""
+        if parent.inputs_kind not in REAL_INPUTS:
+            return []
+        own = [path] if any(t.part_of == parent.name for t in targets) else []
+        return own + [other.path for other in others if other.path != path]
+
     outcomes = list(
         await asyncio.gather(
-            *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in jobs)
+            *(
+                engine.run(make_job(doc, target, strict, options, recorded(target)), relay(target))
+                for target, strict in jobs
+            )
         )
     )
     # Then each part its parent recorded inputs for, alone with them (parts.py).
     parts = recorded_parts(
-        targets, [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)]
+        targets,
+        [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)],
+        path,
+        others,
     )
     part_jobs = [(p.target, strict) for p in parts.values() for strict in tracers(options.mode)]
     for (target, _), done in zip(jobs, outcomes, strict=True):
         if part_jobs and (report := relay(target)) is not None:
             report(done)  # the parents' results are final: shown while their parts are checked
+    # A part's lowering is its parent's: the parent's program already holds the part's nodes.
+    alone = dataclasses.replace(options, targets=("export",))
     outcomes += await asyncio.gather(
-        *(engine.run(make_job(doc, target, strict, options)) for target, strict in part_jobs)
+        *(engine.run(make_job(doc, target, strict, alone)) for target, strict in part_jobs)
     )
     jobs += part_jobs
     names = {t.name for t in targets}
@@ -141,6 +161,8 @@ async def check_document(
             parent = parts[name].parent
             exported = {ctx.mode for o, ctx in by_target.get(parent, []) if o.status == "exported"}
             findings = part_findings(findings, parts[name], said.get(parent, []), exported)
+            if parts[name].file != path:  # another file's class: what lands on that file is its own
+                findings = [f for f in findings if f.path == parts[name].file]
         said[name] = soften_guessed(findings, by_name[name])
         result.diagnostics.extend(said[name])
     result.diagnostics = once_per_file(result.diagnostics)

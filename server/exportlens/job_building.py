@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +37,9 @@ def tracers(mode: str | None) -> list[bool | None]:
     return choices[mode]
 
 
-def make_job(doc: Document, target: Target, strict: bool | None, options: CheckOptions) -> Job:
+def make_job(
+    doc: Document, target: Target, strict: bool | None, options: CheckOptions, parts_from: Sequence[str] = ()
+) -> Job:
     module_name, sys_path = import_context(doc.path, options.roots)
     lowered = checked_targets(options.targets, options.on_demand)
     return Job(
@@ -53,6 +56,7 @@ def make_job(doc: Document, target: Target, strict: bool | None, options: CheckO
         meta_above_mb=options.meta_above_mb,
         device=options.device,
         targets=lowered,
+        parts_from=tuple(parts_from),
     )
 
 

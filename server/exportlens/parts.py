@@ -13,18 +13,26 @@ land on its lines like any other module's:
   `recorded-inputs-failed`.
 A part without a record (its parent never called it, or its inputs cannot be rebuilt) stays
 silent, as before; so does one whose rebuilt inputs fail before the export.
+
+A part class may live in another workspace file (`blocks.py`'s `Block` inside `model.py`'s
+`GPT`): the worker records it too, and a check given that file's document (`others`) checks its
+classes the same way, named `blocks.Block` (`foreign_name`), their findings kept on that file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .codes import registered
 from .discovery import REAL_INPUTS, Target
 from .engine import JobOutcome
 from .findings import Finding
+
+if TYPE_CHECKING:
+    from .document import Document
 
 CODE = "recorded-inputs-failed"
 
@@ -33,6 +41,12 @@ CODE = "recorded-inputs-failed"
 class RecordedPart:
     target: Target  # the part, its inputs those recorded in `parent`
     parent: str
+    file: str  # the file that defines the part's class
+
+
+def foreign_name(path: str, name: str) -> str:
+    """How a check of another file names a part class of `path`: `blocks.Block`."""
+    return f"{Path(path).stem}.{name}"
 
 
 def with_parents(chosen: list[Target], every: list[Target]) -> list[Target]:
@@ -43,15 +57,24 @@ def with_parents(chosen: list[Target], every: list[Target]) -> list[Target]:
 
 
 def recorded_parts(
-    targets: Sequence[Target], runs: Sequence[tuple[Target, JobOutcome]]
+    targets: Sequence[Target],
+    runs: Sequence[tuple[Target, JobOutcome]],
+    path: str,
+    others: Sequence[Document] = (),
 ) -> dict[str, RecordedPart]:
-    """Each part of `targets` that a parent's job recorded inputs for: the first such record."""
+    """Each part that a parent's job recorded inputs for, the first such record: the parts of
+    `targets` (classes of `path`), and the classes without real inputs of each of `others`."""
+    candidates = [(t, path, t.name) for t in targets if t.part_of is not None and t.class_name]
+    for other in others:
+        candidates += [
+            (t, other.path, foreign_name(other.path, t.name))
+            for t in other.discovery.targets
+            if t.class_name and t.inputs_kind not in REAL_INPUTS and other.path != path
+        ]
     found: dict[str, RecordedPart] = {}
-    for part in targets:
-        if part.part_of is None or part.class_name is None:
-            continue
+    for part, file, name in candidates:
         for parent, outcome in runs:
-            record = _record(outcome, part.class_name)
+            record = _record(outcome, str(part.class_name), file)
             if record is None or parent.inputs_kind not in REAL_INPUTS:
                 continue
             spec = {
@@ -65,14 +88,15 @@ def recorded_parts(
             }
             if record.get("meta"):
                 spec["meta"] = True
-            found[part.name] = RecordedPart(replace(part, inputs=spec), parent.name)
+            target = replace(part, name=name, inputs=spec)
+            found[name] = RecordedPart(target, parent.name, file)
             break
     return found
 
 
-def _record(outcome: JobOutcome, class_name: str) -> Mapping[str, Any] | None:
+def _record(outcome: JobOutcome, class_name: str, file: str) -> Mapping[str, Any] | None:
     for record in outcome.raw.get("parts") or []:
-        if record["class"] == class_name and "unsupported" not in record:
+        if record["class"] == class_name and record.get("file") == file and "unsupported" not in record:
             return record
     return None
 
@@ -99,10 +123,11 @@ def part_findings(
         return kept
     first = alone[0]
     more = f" ({len(alone) - 1} more on the same inputs.)" if len(alone) > 1 else ""
+    name = part.target.class_name or part.target.name
     message = (
-        f"`{part.target.name}` checked alone, with the inputs `{part.parent}` gives it, fails here, but "
+        f"`{name}` checked alone, with the inputs `{part.parent}` gives it, fails here, but "
         f"`{part.parent}` exports: the real export never fails this way. What torch said: {first.message}"
-        f"{more} Nothing to change for `{part.parent}`'s export; to export `{part.target.name}` on its "
+        f"{more} Nothing to change for `{part.parent}`'s export; to export `{name}` on its "
         "own, give it real inputs: an `example_inputs(self)` method, or a `torch.export.export(...)` call."
     )
     softened = replace(

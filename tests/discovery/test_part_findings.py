@@ -9,7 +9,7 @@ from exportlens.discovery import Target
 from exportlens.findings import Finding, Range
 from exportlens.parts import RecordedPart, part_findings
 
-PART = RecordedPart(Target("Attention", "Attention", ast.Pass(), {"kind": "recorded"}), "Block")
+PART = RecordedPart(Target("Attention", "Attention", ast.Pass(), {"kind": "recorded"}), "Block", "m.py")
 
 
 def finding(line: int, code: str, severity: str = "error", mode: str = "non-strict") -> Finding:

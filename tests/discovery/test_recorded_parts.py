@@ -36,11 +36,13 @@ async def test_the_parent_records_what_each_part_receives_with_its_dims(engine: 
     )
     doc = Document.from_file(path)
     (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
-    outcome = await engine.run(make_job(doc, block, False, CheckOptions(roots=[str(Path(path).parent)])))
+    options = CheckOptions(roots=[str(Path(path).parent)])
+    outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]))
     assert outcome.status == "exported"
     (record,) = outcome.raw["parts"]  # Block's nn.LayerNorm is torch's: only the file's classes
     assert record == {
         "class": "SelfAttention",
+        "file": str(Path(path).resolve()),
         "module": "attn",
         "args": [{"tensor": {"shape": [3, 5, 16], "dtype": "float32", "dims": ["batch", None, None]}}],
         "kwargs": {"scale": {"value": 0.5}},
@@ -104,7 +106,8 @@ async def test_dims_the_narrowed_pass_cannot_confirm_are_static(engine: Engine, 
     path = write("block_paired.py", paired)
     doc = Document.from_file(path)
     (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
-    outcome = await engine.run(make_job(doc, block, False, CheckOptions(roots=[str(Path(path).parent)])))
+    options = CheckOptions(roots=[str(Path(path).parent)])
+    outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]))
     (record,) = outcome.raw["parts"]
     assert record["dims"] == {} and record["args"][0]["tensor"]["dims"] == [None, None, None]
 
@@ -146,6 +149,29 @@ async def test_a_part_of_a_parent_checked_on_meta_weights_is_checked_on_meta_too
     assert graphs["Block"]["weights"]["meta"] is True
     assert modules(result)["SelfAttention"] == ("exported", "recorded")
     assert graphs["SelfAttention"]["weights"]["meta"] is True
+
+
+async def test_a_parent_job_records_nothing_unless_told_which_files(engine: Engine, write, tmp_path) -> None:
+    # Each run of Block's forward leaves a line: the export's trace, then (told to record) the
+    # eager pass under the hooks and the narrowed pass that confirms the Dims. Not told: neither.
+    counted = DYNAMIC.replace(
+        "        def forward(self, x):\n            return x + self.attn",
+        f"        def forward(self, x):\n            open({str(tmp_path / 'runs')!r}, 'a').write('.')\n"
+        "            return x + self.attn",
+    )
+    path = write("block_counted.py", counted)
+    doc = Document.from_file(path)
+    (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
+    options = CheckOptions(roots=[str(Path(path).parent)])
+    runs = []
+    for parts_from in ([path], []):
+        (tmp_path / "runs").write_text("")
+        outcome = await engine.run(make_job(doc, block, False, options, parts_from=parts_from))
+        assert outcome.status == "exported"
+        runs.append(((tmp_path / "runs").read_text().count("."), "parts" in outcome.raw))
+    (recorded, with_parts), (plain, without_parts) = runs
+    assert with_parts and not without_parts
+    assert recorded == plain + 2, runs
 
 
 async def test_a_part_its_parent_never_calls_stays_silent(engine: Engine, write) -> None:

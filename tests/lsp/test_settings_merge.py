@@ -45,6 +45,7 @@ def test_defaults_are_the_declared_ones() -> None:
         "exportSites": True,
         "metaAboveMb": 1024.0,
         "device": "fake",
+        "targets": ["export"],
     }
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
 from tests.paths import ROOT
+from tests.targets import needs_onnx
 
 SCRIPT = ROOT / "tests/data/realcode/corpus/td3/export_td3.py"
 
 
+@needs_onnx
 async def test_td3_lowers_to_core_aten_and_onnx_and_matches_eager(engine: Engine) -> None:
     options = CheckOptions(roots=[str(SCRIPT.parent)], targets=("export", "core-aten", "onnx"))
     result = await check_file(engine, str(SCRIPT), None, options)

@@ -14,6 +14,7 @@ from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
 from tests.paths import ROOT
+from tests.targets import needs_onnx
 
 CUSTOM_OP = """
     import torch
@@ -67,6 +68,7 @@ async def _check(engine: Engine, path: str, *targets: str) -> FileResult:
     return await check_file(engine, path, None, options)
 
 
+@needs_onnx
 async def test_a_custom_op_without_translation_is_refused_by_onnx_and_core_aten_on_its_line(
     engine: Engine, write
 ) -> None:
@@ -84,6 +86,7 @@ async def test_a_custom_op_without_translation_is_refused_by_onnx_and_core_aten_
     assert [t["ok"] for t in module.targets] == [False, False]
 
 
+@needs_onnx
 async def test_a_wrong_decomposition_exports_but_differs_and_the_line_is_found(engine: Engine, write) -> None:
     path = write("wrong.py", CUSTOM_OP.format(ns="el_wrong", decomposition=WRONG.format(ns="el_wrong")))
     result = await _check(engine, path, "onnx")
@@ -94,6 +97,7 @@ async def test_a_wrong_decomposition_exports_but_differs_and_the_line_is_found(e
     assert not [d for d in result.diagnostics if d.severity == "error"]
 
 
+@needs_onnx
 async def test_a_dynamic_dim_is_kept_through_onnx_and_checked_at_a_second_size(engine: Engine, write) -> None:
     path = write("mlp.py", MLP)
     result = await _check(engine, path, "core-aten", "onnx")
@@ -104,6 +108,15 @@ async def test_a_dynamic_dim_is_kept_through_onnx_and_checked_at_a_second_size(e
     facts = onnx["facts"]
     assert facts["opset"] >= 18 and facts["ops"] >= 3 and facts["model_bytes"] > 4 * (8 * 32 + 32 * 4)
     assert facts["numeric_checks"] == ["the example inputs", "size 4 of the dynamic dim 0 of `x`"]
+
+
+async def test_a_custom_op_is_outside_core_aten_on_every_torch(engine: Engine, write) -> None:
+    path = write("custom.py", CUSTOM_OP.format(ns="el_core", decomposition=""))
+    result = await _check(engine, path, "core-aten")
+    core = only(result, "core-aten-op")
+    assert core.range.start.line == line_of(path, "z = scale(y)") and core.severity == "error"
+    assert "ExecuTorch's verifier refuses it (not in Core ATen opset)" in core.message
+    assert [d.code for d in result.diagnostics] == ["core-aten-op"]
 
 
 async def test_export_only_runs_no_lowering(engine: Engine, write) -> None:
@@ -131,3 +144,34 @@ async def test_without_onnx_installed_the_target_says_so_as_information(write) -
         "`pip install onnx onnxscript`"
     )
     assert [d.code for d in result.diagnostics] == ["target-not-run"]
+
+
+ON_GPU = """
+    import torch
+
+    class OnGpu(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 4)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x))
+
+    torch.export.export(OnGpu().cuda().eval(), (torch.randn(2, 8).cuda(),))
+"""
+
+
+@needs_onnx
+async def test_fake_device_code_exports_to_onnx_and_says_its_numbers_were_not_compared(
+    engine: Engine, write
+) -> None:
+    path = write("gpu.py", ON_GPU)
+    result = await _check(engine, path, "onnx")
+    info = only(result, "target-not-run")
+    assert info.message.startswith(
+        "ONNX: exported to ONNX; its numbers were not compared with eager: the model"
+    )
+    assert "as fake tensors on a device" in info.message
+    assert [d.code for d in result.diagnostics] == ["target-not-run"]
+    (called,) = [m for m in result.modules if m.inputs == "export-call"]  # the file's own call, on "cuda"
+    assert called.targets[0]["ok"] is True and called.targets[0]["facts"]["numeric_checks"] == []

@@ -171,6 +171,7 @@ ANSWERS: list[protocol.JobAnswer] = [
 TO_WORKER: list[protocol.ToWorker] = [
     *({"op": "job", "job": job(spec)} for spec in INPUTS.values()),
     {"op": "job", "job": job(INPUTS["export-call"], VERIFY)},
+    {"op": "job", "job": {**job(INPUTS["export-call"]), "parts_from": ["/w/net.py", "/w/blocks.py"]}},
     {"op": "cancel", "id": 3},
 ]
 FROM_WORKER: list[protocol.FromWorker] = [

@@ -30,6 +30,8 @@ class Job:
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
     targets: list[str] = field(default_factory=list)  # lowerings after a clean export (worker/lowering/)
+    # Workspace files whose part classes' inputs the export records (worker/part_inputs.py).
+    parts_from: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -57,6 +59,8 @@ class Job:
         }
         if self.targets:
             message["targets"] = list(self.targets)
+        if self.parts_from:
+            message["parts_from"] = list(self.parts_from)
         return message
 
 

@@ -6,6 +6,8 @@ Status: `✓ exports · 14 ops · 0.12 s`, `✗ 2 export issues`, `⧗ exporting
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types
 
 from ..discovery import Target
@@ -68,6 +70,11 @@ def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | N
             shown += f" · alone: {status_line(own)}"
         return f"part of `{target.part_of}`{shown}"
     entry = state.entries.get(target.name)
+    if target.name in state.parents:  # checked as a part of what another file exports (elsewhere.py)
+        where = f"part of a module of {Path(state.parents[target.name]).name}"
+        if entry is not None and any(r.status != "skipped" for r in entry.results):
+            return f"{where} · alone: {status_line(entry)}"
+        return where if entry is not None else "not exported yet"
     if entry is None:
         return (
             "no example inputs"

@@ -71,6 +71,9 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
         if entry is not None and any(r.status != "skipped" for r in entry.results):
             alone = " Alone, on inputs like those it gets there (shapes, dtypes, Dims): "
             alone += status_line(entry) + "."
+            dims = [d for r in entry.results if r.graph for d in dynamic_dims(r.graph)]
+            if dims:  # the parent's Dims it follows, derived ones (`seq + 1`) with their ranges
+                alone += " Dynamic dims: " + ", ".join(dict.fromkeys(dims)) + "."
         return (
             f"{head} — part of `{target.part_of}` ({status}): checked by exporting `{target.part_of}`, "
             f"with the inputs `{target.name}` gets there.{alone}"
@@ -82,7 +85,9 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
     parts = [f"{head} — {status_line(entry)}"]
     if stale:
         parts.append(STALE)
-    if entry.site:
+    if entry.site and target.name in state.parents:
+        parts.append(f"Inputs as a module of `{entry.site}` gives them when its export runs (a part of it).")
+    elif entry.site:
         parts.append(f"Inputs from the export call in `{entry.site}`.")
     for result in entry.results:
         graph = result.graph

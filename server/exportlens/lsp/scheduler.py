@@ -16,19 +16,18 @@ import asyncio
 import dataclasses
 import logging
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..check import CheckOptions, EarlyReport, check_document, check_file
+from ..check import CheckOptions, EarlyReport, check_document
 from ..discovery import Target
 from ..document import Document
 from ..engine import Engine
 from ..engine.process import WorkerError
-from ..findings import Finding, ModuleResult, Range, Related
-from ..static_findings import anchor_range, syntax_finding
+from ..findings import Finding, ModuleResult, Range
+from ..static_findings import syntax_finding
 from ..textpos import utf16_len
 from . import trust
-from .cache import class_span
+from .elsewhere import check_elsewhere, export_sites, parent_files
 from .policy import plan
 from .progress import ExportProgress
 from .state import FileState, ModuleEntry
@@ -104,12 +103,12 @@ class Scheduler:
             del state.entries[gone]
         if force and state.uri.startswith("file:"):  # a buffer that is no file runs no other file
             self._start_worker()  # meanwhile: the site search and the probe take ms, the worker seconds
-            state.sites = await asyncio.to_thread(self._sites, found.targets, state.path)
+            state.sites, state.parents = await asyncio.to_thread(self._elsewhere, found.targets, state.path)
             state.context = await self.ls.results.context(doc)
             if self.ls.results.restore(state, doc, keys):
                 self.publish(state, doc, keys)  # last session's results, marked, while they are re-checked
         cached = {name: entry.key for name, entry in state.entries.items() if not entry.cached}
-        first, rest = plan(found, keys, cached, state.sites, changed, force)
+        first, rest = plan(found, keys, cached, state.sites | state.parents, changed, force)
         for batch in (first, rest):
             if batch and not await self._batch(state, doc, batch, keys):
                 return True
@@ -126,16 +125,13 @@ class Scheduler:
         started = asyncio.ensure_future(self.ls.engine().worker())
         started.add_done_callback(lambda done: done.cancelled() or done.exception())
 
-    def _sites(self, targets: list[Target], path: str) -> dict[str, str]:
+    def _elsewhere(self, targets: list[Target], path: str) -> tuple[dict[str, str], dict[str, str]]:
+        """(export sites, parent files) of the modules of `path` (elsewhere.py)."""
         if not self.ls.settings.export_sites:
-            return {}
-        sites: dict[str, str] = {}
-        for target in targets:
-            if target.class_name and target.inputs_kind in ("none", "inferred"):
-                site = self.ls.site_index.find(self.ls.roots(), target.class_name, path)
-                if site:
-                    sites[target.name] = site
-        return sites
+            return {}, {}
+        index, roots = self.ls.site_index, self.ls.roots()
+        sites = export_sites(index, roots, targets, path)
+        return sites, parent_files(index, roots, targets, path, sites)
 
     async def _batch(
         self, state: FileState, doc: Document, batch: list[Target], keys: dict[str, str]
@@ -143,8 +139,8 @@ class Scheduler:
         """Export `batch`; False when the user cancelled it."""
         version = doc.version
         names = {t.name for t in batch}
-        local = {t.name for t in batch if t.name not in state.sites}
-        remote = [t for t in batch if t.name in state.sites]
+        local = {t.name for t in batch if t.name not in state.sites and t.name not in state.parents}
+        elsewhere = sorted(set(state.sites.values()) | set(state.parents.values()))
         state.running |= names
         state.cancelled -= names
         self.ls.refresh_lenses()
@@ -160,11 +156,12 @@ class Scheduler:
         def early(result: ModuleResult, findings: list[Finding]) -> None:
             """A module's first failure: shown now, completed when its job ends."""
             entry = state.entries.get(result.name)
-            if result.name not in local or (entry is not None and entry.version > version):
+            if result.name not in names or (entry is not None and entry.version > version):
                 return
             here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
             here = [f for f in here if f.path == state.path]
-            state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version)
+            site = state.sites.get(result.name)  # exported by another file's call (elsewhere.py)
+            state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
             self.publish(state, doc, keys)
 
         found: list[Checked] = []
@@ -173,7 +170,11 @@ class Scheduler:
                 jobs = []
                 if local:
                     jobs.append(self._local(engine, doc, options, local, early))
-                jobs += [self._remote(engine, doc, options, t, state.sites[t.name]) for t in remote]
+                for file in elsewhere:  # another file's check: an export site, or a parent's
+                    exported = [t for t in batch if state.sites.get(t.name) == file]
+                    parts = [t for t in batch if state.parents.get(t.name) == file]
+                    if exported or parts:
+                        jobs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
                 found = list(await asyncio.gather(*jobs))
         except asyncio.CancelledError:
             if not state.cancelled & names:
@@ -188,8 +189,9 @@ class Scheduler:
             for result in results:
                 if result.status == "cancelled":
                     continue  # superseded by another job for the same module (a command)
+                site = state.sites.get(result.name) or state.parents.get(result.name)
                 fresh.setdefault(
-                    result.name, ModuleEntry(keys[result.name], [], [], version, state.sites.get(result.name))
+                    result.name, ModuleEntry(keys[result.name], [], [], version, site)
                 ).results.append(result)
             for finding in findings:
                 if finding.module in fresh:
@@ -209,38 +211,6 @@ class Scheduler:
             if f.module is None:
                 f.module = next(iter(names)) if len(names) == 1 else f.module
         return result.modules, findings
-
-    async def _remote(
-        self, engine: Engine, doc: Document, options: CheckOptions, target: Target, site: str
-    ) -> Checked:
-        path = doc.path
-        result = await check_file(engine, site, None, options, only={target.name})
-        line = class_span(target.node)[0]
-        call_line = result.modules[0].line if result.modules else 0
-        via = Related(site, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")
-        findings = [
-            dataclasses.replace(f, module=target.name, related=[*f.related, via])
-            for f in result.diagnostics
-            if Path(f.path).resolve() == Path(path)
-        ]
-        failed = [m for m in result.modules if m.status != "exported"]
-        if failed and not findings:
-            # the failure landed in the other file only: say so on the class
-            detail = "; ".join(f.message for f in result.diagnostics)[:500] or failed[0].status
-            findings.append(
-                Finding(
-                    path=path,
-                    range=anchor_range(doc.source_text, target),
-                    severity="error",
-                    code="export-site-failed",
-                    module=target.name,
-                    related=[via],
-                    message=f"Exporting `{target.name}` with the inputs of {Path(site).name}:{call_line + 1} "
-                    f"failed: {detail}",
-                )
-            )
-        modules = [dataclasses.replace(m, line=line) for m in result.modules]
-        return modules, findings
 
     async def export_now(self, uri: str, target: Target) -> ModuleEntry | None:
         """Export one module of the buffer now (a command), cache and publish the result."""

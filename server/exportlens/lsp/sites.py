@@ -9,6 +9,11 @@ A site counts when it exports a name bound by `from M import Name` and `M`
 resolves (from a workspace root or its `src/`, the site's folder, or relatively)
 to the module's file.  Not recognised: `import models.net as n; export(n.Net(), ...)`
 and aliases (`import Net as N`).
+
+A parent file (`parent_file`) is one whose module with real inputs (an export call, an
+`example_inputs` method) imports this file, directly or through one other workspace file:
+`model.py` exporting `GPT`, built of `blocks.py`'s `Block`. Its export records what the classes
+of this file receive there, and they are checked with that (parts.py).
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import ast
 import os
 from pathlib import Path
 
+from ..discovery import REAL_INPUTS
 from ..document import Document
-from ..imports import imports_of, module_files
+from ..imports import imports_of, loaded_files, module_files, parsed
 
 SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
 MAX_FILES = 5000
@@ -31,6 +37,8 @@ class SiteIndex:
 
     def __init__(self) -> None:
         self._files: dict[str, tuple[float, tuple[str, ...], Exports]] = {}
+        # (path, roots) -> (mtime, the workspace files its imports run)
+        self._links: dict[tuple[str, tuple[str, ...]], tuple[float, frozenset[str]]] = {}
 
     def find(self, roots: list[str], class_name: str, module_path: str) -> str | None:
         """The first workspace file (sorted) whose export call builds `class_name` of `module_path`."""
@@ -38,6 +46,43 @@ class SiteIndex:
             if path != module_path and module_path in self._exports(path, roots).get(class_name, ()):
                 return path
         return None
+
+    def parent_file(self, roots: list[str], module_path: str) -> str | None:
+        """The first workspace file (sorted) with a module that has real inputs and imports
+        `module_path`, else the first that imports a file that does."""
+        files = [p for p in self._scan(roots) if p != module_path]
+        loads = {p: self._loads(p, roots) for p in files}
+        direct = [p for p in files if module_path in loads[p]]
+        found = next((p for p in direct if self._real(p)), None)
+        if found is None:
+            found = next((p for p in files if loads[p] & set(direct) and self._real(p)), None)
+        return found
+
+    def _loads(self, path: str, roots: list[str]) -> frozenset[str]:
+        """The workspace files the imports of `path` run (its syntax tree is parsed once per mtime)."""
+        key = (path, tuple(roots))
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            return frozenset()
+        cached = self._links.get(key)
+        if cached and cached[0] == mtime:
+            return cached[1]
+        tree = parsed(path)
+        loads = frozenset(loaded_files(tree, Path(path).parent, roots)) if tree else frozenset()
+        self._links[key] = (mtime, loads)
+        return loads
+
+    def _real(self, path: str) -> bool:
+        """A module of `path` has real inputs: an export call or an `example_inputs` method."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        if "export" not in text and "example_inputs" not in text:
+            return False
+        doc = Document(path, text)
+        return doc.syntax_error is None and any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.targets)
 
     def _scan(self, roots: list[str]) -> list[str]:
         found: list[str] = []

@@ -34,6 +34,7 @@ class FileState:
     static: list[Finding] = field(default_factory=list)  # syntax error, untrusted notice
     task: asyncio.Task[None] | None = None
     sites: dict[str, str] = field(default_factory=dict)  # module -> file with its export call
+    parents: dict[str, str] = field(default_factory=dict)  # module -> file whose export records its inputs
     changed_lines: set[int] = field(default_factory=set)  # since the last check started
     context: str = ""  # what stored results are valid under (persist/fingerprint.py), from the last open/save
     last_published: str = ""  # what was last published (scheduler.py): an identical one is skipped

@@ -60,7 +60,7 @@ def more_failures(
     truncated = False
     try:
         with budget.bounded() if budget else contextlib.nullcontext(), _real_values(events):
-            _export(attempt)
+            attempt.export(strict=False)
     except OutOfBudget:
         truncated = True
     except Exception as error:  # noqa: BLE001 - a failure the retrace could not patch past
@@ -93,18 +93,6 @@ def _supported() -> bool:
 
     return hasattr(config, "fake_tensor_propagate_real_tensors") and hasattr(
         symbolic_shapes.ShapeEnv, "_log_real_tensor_propagation"
-    )
-
-
-def _export(attempt: Any) -> None:
-    import torch
-
-    torch.export.export(
-        attempt.module,
-        attempt.args,
-        attempt.kwargs or None,
-        dynamic_shapes=attempt.dynamic_shapes,
-        strict=False,
     )
 
 

@@ -150,6 +150,7 @@ def execute(
         # (a BatchNorm's running statistics in training mode).
         if found := record_parts(job, attempt, budget):
             answer["parts"] = found
+            tick("parts")
         if targets := job.get("targets"):
             from .lowering import lower
 

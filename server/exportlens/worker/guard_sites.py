@@ -100,7 +100,6 @@ def guard_sites(attempt: Any, strict: bool) -> list[GuardSite]:
 
 def _record_sites(attempt: Any, strict: bool) -> tuple[list[GuardSite], bool]:
     """The guard sites of one export, and whether it ended in a constraint violation."""
-    import torch
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
     skip = _library_dirs()
@@ -134,13 +133,7 @@ def _record_sites(attempt: Any, strict: bool) -> tuple[list[GuardSite], bool]:
     ShapeEnv._maybe_guard_rel = record  # type: ignore[method-assign, assignment]
     violated = False
     try:
-        torch.export.export(
-            attempt.module,
-            attempt.args,
-            attempt.kwargs or None,
-            dynamic_shapes=attempt.dynamic_shapes,
-            strict=strict,
-        )
+        attempt.export(strict)
     except BaseException as exc:  # noqa: BLE001 - the failure is known; only the guards matter
         violated = needs_guard_sites(
             exception_text(exc), frame_records(traceback.extract_tb(exc.__traceback__))

@@ -34,6 +34,14 @@ class Attempt:
     meta: bool = False
     weight_bytes: int = 0
 
+    def export(self, strict: bool, dynamic_shapes: Any = ...) -> Any:
+        """`torch.export.export` of these inputs: the job's export and each re-run after it
+        (the guards' lines, the search for more failures, a fix's proof) are the same call."""
+        shapes = self.dynamic_shapes if dynamic_shapes is ... else dynamic_shapes
+        return torch.export.export(
+            self.module, self.args, self.kwargs or None, dynamic_shapes=shapes, strict=strict
+        )
+
 
 def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module) -> Attempt:
     """`tree`: the buffer's syntax tree (loader.parse), where an export call's nodes are found."""

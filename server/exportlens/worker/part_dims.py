@@ -7,6 +7,12 @@ of the real values: `x.narrow(dim, 0, size - k - 1)`): a part's dim that shrank 
 much, from that Dim's example size, is that Dim; every other dim is static. When the narrowed
 inputs do not run (a size that must be a multiple, a derived Dim), nothing is confirmed and the
 part is checked with static shapes: fewer Dims checked, never a Dim it does not have.
+
+A dim that changed by a multiple of a Dim's change (`2 * seq`, `seq + 1` for a prepended token)
+may be derived from it, or not (`batch * seq`, `batch + seq`, `seq ** 2` change that way too):
+a third pass narrows that Dim alone by twice as much, and only a dim that moved on the line
+through both points (k * Dim + c, others fixed) is derived; the part is checked with torch's
+derived Dim (`2 * seq + 1`, torch >= 2.10), every other candidate static.
 """
 
 from __future__ import annotations
@@ -133,12 +139,17 @@ def _node(a: dict[str, Any], b: dict[str, Any] | None, follows: Any) -> None:
         shape = a["tensor"]["shape"]
         other = (b or {}).get("tensor", {}).get("shape")
         names: list[str | None] = [None] * len(shape)
+        derived: list[list[Any]] = []
         if other is not None and len(other) == len(shape):
             for i, (s, s2) in enumerate(zip(shape, other, strict=True)):
                 names[i] = next((n for n, d in deltas.items() if sizes[n] == s and s - s2 == d), None)
                 if names[i]:
                     used[names[i]] = by_name[names[i]]
+                else:
+                    derived += _derived(i, s, s - s2, deltas, by_name)
         a["tensor"]["dims"] = names
+        if derived:
+            a["tensor"]["derived"] = derived  # settled by `settle`, then removed
     elif "dict" in a:
         theirs = dict((b or {}).get("dict") or [])
         for key, node in a["dict"]:
@@ -148,3 +159,95 @@ def _node(a: dict[str, Any], b: dict[str, Any] | None, follows: Any) -> None:
         items: list[Any] = (b or {}).get(kind) or []
         for i, node in enumerate(a[kind]):
             _node(node, items[i] if i < len(items) else None, follows)
+
+
+def _derived(
+    index: int, size: int, change: int, deltas: dict[str, int], by_name: dict[str, PartDim]
+) -> list[list[Any]]:
+    """[index, root, k, c] for each plain Dim whose narrowing `change` is a multiple of: k * root + c."""
+    found = []
+    for name, delta in deltas.items():
+        if by_name[name]["hint"] == "dim" and change > 0 and change % delta == 0:
+            k = change // delta
+            c = size - k * by_name[name]["size"]
+            if (k, c) != (1, 0) and size >= 2:
+                found.append([index, name, k, c])
+    return found
+
+
+def derived_roots(records: list[PartInputs]) -> list[str]:
+    """The Dims some dim of `records` may be derived from: each needs a pass of its own."""
+    roots: list[str] = []
+    for record in records:
+        for tensor in _tensors(record):
+            roots += (root for _, root, _, _ in tensor.get("derived", []) if root not in roots)
+    return roots
+
+
+def settle(record: PartInputs, third: PartInputs | None, root: str, step: int, dims: ParentDims) -> None:
+    """Keep the candidates derived from `root` that moved by k * `step` when `root` alone was
+    narrowed by `step` (`third`: that pass's record, None when it did not run): those are derived."""
+    theirs = _tensors(third) if third else []
+    mine = _tensors(record)
+    for n, tensor in enumerate(mine):
+        other = (
+            theirs[n]["shape"]
+            if n < len(theirs) and len(theirs[n]["shape"]) == len(tensor["shape"])
+            else None
+        )
+        left = []
+        for index, name, k, c in tensor.get("derived", []):
+            if name != root:
+                left.append([index, name, k, c])
+                continue
+            size = tensor["shape"][index]
+            if other is not None and tensor["dims"][index] is None and size - other[index] == k * step:
+                name = tensor["dims"][index] = _name(root, k, c)
+                base = dims.by_name[root]
+                low, high = (None if v is None else k * v + c for v in (base["min"], base["max"]))
+                record["dims"][name] = {
+                    "name": name,
+                    "hint": "derived",
+                    "size": size,
+                    "min": low,
+                    "max": high,
+                    "root": root,
+                    "k": k,
+                    "c": c,
+                }
+                record["dims"][root] = base
+        tensor["derived"] = left
+        if not left:
+            del tensor["derived"]
+
+
+def drop_derived(record: PartInputs) -> None:
+    """Candidates no pass confirmed: static."""
+    for tensor in _tensors(record):
+        tensor.pop("derived", None)
+
+
+def _name(root: str, k: int, c: int) -> str:
+    scaled = root if k == 1 else f"{k}*{root}"
+    return scaled if c == 0 else f"{scaled}{c:+d}"
+
+
+def _tensors(record: PartInputs) -> list[dict[str, Any]]:
+    """The record's tensor descriptions, in a fixed order (args, then kwargs by key, depth first)."""
+    found: list[dict[str, Any]] = []
+
+    def walk(node: dict[str, Any]) -> None:
+        if "tensor" in node:
+            found.append(node["tensor"])
+        elif "dict" in node:
+            for _, value in node["dict"]:
+                walk(value)
+        for kind in ("tuple", "list"):
+            for value in node.get(kind, []):
+                walk(value)
+
+    for node in record["args"]:
+        walk(node)
+    for key in sorted(record["kwargs"]):
+        walk(record["kwargs"][key])
+    return found

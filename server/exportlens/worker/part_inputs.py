@@ -1,7 +1,8 @@
 """The inputs each part of a module really gets: recorded while the module runs, rebuilt to check it.
 
-A class of the user's file that is only part of another module (`SelfAttention` inside `Block`)
-has no inputs of its own, and a guess from its first layer is often wrong (a 2-D tensor for
+A class of the workspace (the user's file, or another workspace file it imports: `blocks.py`
+beside `model.py`) that is only part of another module (`SelfAttention` inside `Block`) has no
+inputs of its own, and a guess from its first layer is often wrong (a 2-D tensor for
 `B, T, C = x.shape`). While a module with real inputs is checked, forward pre-hooks record what
 each such submodule receives, the first call per class: the structure of its arguments, each
 tensor's shape and dtype (and the range of an integer tensor's values), each other value as is.
@@ -23,13 +24,16 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import torch
 
 from .budget import Budget, OutOfBudget
 from .inputs import Attempt
-from .part_dims import ParentDims, confirm, narrowed, parent_dims
+from .part_dims import ParentDims, confirm, derived_roots, drop_derived, narrowed, parent_dims, settle
 from .records import PartDim, PartInputs
 
 _SCALARS = (int, float, bool, str, type(None))
@@ -42,17 +46,18 @@ class Unsupported(Exception):
 
 # -- recording ------------------------------------------------------------------------------
 class PartRecorder:
-    """Hooks on the submodules whose class the user's file defines; `run` makes its own pass."""
+    """Hooks on the submodules whose class a workspace file defines; `run` makes its own pass."""
 
-    def __init__(self, attempt: Attempt, module_name: str) -> None:
+    def __init__(self, attempt: Attempt, job: Any) -> None:
         self.attempt = attempt
         self.records: dict[str, PartInputs] = {}
         self.ran = False
         root = attempt.module
+        where = _Workspace(job)
         self.parts = [
-            (name, m)
+            (name, m, file)
             for name, m in root.named_modules()
-            if name and type(m).__module__ == module_name and type(m) is not type(root)
+            if name and type(m) is not type(root) and (file := where.file_of(type(m))) is not None
         ]
         self.dims = parent_dims(attempt) if self.parts else ParentDims()
         self.confirmed = not self.dims.by_name  # no Dims: nothing to confirm
@@ -61,10 +66,9 @@ class PartRecorder:
 
     def __enter__(self) -> PartRecorder:
         self.ran = True  # a pass under the hooks: what it did not reach, another would not either
-        for name, module in self.parts:
-            cls = type(module).__qualname__
-            handle = module.register_forward_pre_hook(self._hook(cls, name), with_kwargs=True)
-            self._handles.setdefault(cls, []).append(handle)
+        for name, module, file in self.parts:
+            handle = module.register_forward_pre_hook(self._hook(type(module), name, file), with_kwargs=True)
+            self._handles.setdefault(_key(type(module), file), []).append(handle)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -73,13 +77,17 @@ class PartRecorder:
                 handle.remove()
         self._handles.clear()
 
-    def _hook(self, cls: str, path: str) -> Any:
+    def _hook(self, cls: type, path: str, file: str) -> Any:
+        key = _key(cls, file)
+
         def hook(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-            if cls not in self._into:
-                self._into[cls] = describe(cls, path, args, kwargs, self.dims.by_size())
+            if key not in self._into:
+                record = describe(cls.__qualname__, path, args, kwargs, self.dims.by_size())
+                record["file"] = file
                 if self.attempt.meta:
-                    self._into[cls]["meta"] = True
-                for handle in self._handles.get(cls, []):  # the first call per class is enough
+                    record["meta"] = True
+                self._into[key] = record
+                for handle in self._handles.get(key, []):  # the first call per class is enough
                     handle.remove()
 
         return hook
@@ -97,17 +105,29 @@ class PartRecorder:
         deltas = self.dims.deltas()
         if self.confirmed or not self.records or not deltas:
             return
+        second = self._narrowed_pass(deltas)
+        for key, record in self.records.items():
+            confirm(record, second.get(key), self.dims, deltas)
+        for root in derived_roots(list(self.records.values())):  # a third pass per such Dim
+            step = 2 * deltas[root]
+            third = self._narrowed_pass({root: step}) if self.dims.by_name[root]["size"] - step >= 2 else {}
+            for key, record in self.records.items():
+                settle(record, third.get(key), root, step, self.dims)
+        for record in self.records.values():
+            drop_derived(record)
+        self.confirmed = True
+
+    def _narrowed_pass(self, deltas: dict[str, int]) -> dict[str, PartInputs]:
+        """What the parts receive when the parent runs on its inputs narrowed by `deltas`."""
         args, kwargs = narrowed(self.attempt, self.dims, deltas)
-        second: dict[str, PartInputs] = {}
-        self._into = second
+        seen: dict[str, PartInputs] = {}
+        self._into = seen
         try:
             with self, torch.no_grad(), contextlib.suppress(Exception):
                 self.attempt.module(*args, **kwargs)
         finally:
             self._into = self.records
-        for cls, record in self.records.items():
-            confirm(record, second.get(cls), self.dims, deltas)
-        self.confirmed = True
+        return seen
 
     def found(self) -> list[PartInputs]:
         """The records; a Dim no second pass confirmed is dropped (the part is checked static)."""
@@ -122,9 +142,9 @@ def record_parts(
 ) -> list[PartInputs]:
     """What the parts of a module with real inputs received: `recorder`'s, else a pass of its own
     (bounded to half the time left: the failure or the export is already known)."""
-    if attempt is None or job["target"]["inputs"]["kind"] not in REAL:
+    if attempt is None or job["target"]["inputs"]["kind"] not in REAL or not job.get("parts_from"):
         return []
-    recorder = recorder or PartRecorder(attempt, job["module_name"])
+    recorder = recorder or PartRecorder(attempt, job)
     try:
         with budget.bounded(share=0.5):
             recorder.run()
@@ -136,9 +156,49 @@ def record_parts(
 
 def recorder_for(job: Any, attempt: Attempt) -> PartRecorder | None:
     """Hooks for an eager pass the child makes anyway (eager.py), for a module with real inputs."""
-    if job["target"]["inputs"]["kind"] not in REAL:
+    if job["target"]["inputs"]["kind"] not in REAL or not job.get("parts_from"):
         return None
-    return PartRecorder(attempt, job["module_name"])
+    return PartRecorder(attempt, job)
+
+
+def _key(cls: type, file: str) -> str:
+    return f"{file}::{cls.__qualname__}"
+
+
+class _Workspace:
+    """Which classes are recorded: those of the files the job names (`parts_from`: the checked
+    file, workspace files it imports), each file below a folder of the job's sys.path and not
+    installed code (site-packages, the interpreter's own). None named: nothing is recorded, and
+    no pass runs."""
+
+    def __init__(self, job: Any) -> None:
+        self.path, self.module_name = str(Path(job["path"]).resolve()), job["module_name"]
+        self.wanted = {str(Path(p).resolve()) for p in job.get("parts_from") or ()}
+        self.folders = [Path(p).resolve() for p in job["sys_path"] if p]
+        self._files: dict[str, str | None] = {}
+
+    def file_of(self, cls: type) -> str | None:
+        if cls.__module__ == self.module_name:
+            return self.path if self.path in self.wanted else None
+        if cls.__module__ not in self._files:
+            file = self._workspace_file(cls.__module__)
+            self._files[cls.__module__] = file if file in self.wanted else None
+        return self._files[cls.__module__]
+
+    def _workspace_file(self, module: str) -> str | None:
+        file = getattr(sys.modules.get(module), "__file__", None)
+        if not isinstance(file, str) or not file.endswith(".py"):
+            return None
+        resolved = Path(file).resolve()
+        if {"site-packages", "dist-packages"} & set(resolved.parts) or _installed(resolved):
+            return None
+        return str(resolved) if any(resolved.is_relative_to(f) for f in self.folders) else None
+
+
+def _installed(file: Path) -> bool:
+    """Under the interpreter's own prefixes (the standard library, a venv's)."""
+    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p}
+    return any(file.is_relative_to(p) for p in prefixes if p != Path(os.sep))
 
 
 def _fake(attempt: Attempt) -> bool:
@@ -192,7 +252,11 @@ def _node(value: Any, dims: dict[int, PartDim], used: dict[str, PartDim]) -> dic
 def part_attempt(record: Any, parent: Attempt) -> Attempt:
     """The part as the parent holds it, fed random tensors of the recorded shapes, Dims matching."""
     module = parent.module.get_submodule(record["module"])
-    dims = {name: _make_dim(d) for name, d in record["dims"].items()}
+    dims = {name: _make_dim(d) for name, d in record["dims"].items() if d["hint"] != "derived"}
+    for name, d in record["dims"].items():
+        if d["hint"] == "derived":  # torch's derived Dim: k * root + c
+            scaled = dims[d["root"]] if d["k"] == 1 else d["k"] * dims[d["root"]]
+            dims[name] = scaled + d["c"] if d["c"] else scaled
     args, arg_specs = (
         zip(*(_value(n, dims) for n in record["args"]), strict=True) if record["args"] else ((), ())
     )

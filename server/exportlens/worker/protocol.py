@@ -125,6 +125,7 @@ class _JobRequired(TypedDict):
 class JobMessage(_JobRequired, total=False):
     device: DevicePolicy  # where the user's tensors go (worker/devices.py); absent: "fake"
     targets: list[str]  # lowerings after a clean export (worker/lowering/); absent: export only
+    parts_from: list[str]  # files whose classes' inputs are recorded (part_inputs.py); absent: none
 
 
 # -- the answer -----------------------------------------------------------------------------

@@ -245,14 +245,20 @@ class TargetResult(_TargetResultRequired, total=False):
 
 
 # -- the inputs a part of the module received (part_inputs.py) -----------------------------
-class PartDim(TypedDict):
-    """A dynamic dim of the parent's inputs that a part's dim is taken to follow (by its size)."""
-
-    name: str  # the Dim's name (`batch`), or `auto<n>` / `dynamic<n>` for a hint
-    hint: Literal["dim", "auto", "dynamic"]  # Dim(name, min, max), Dim.AUTO, Dim.DYNAMIC
-    size: int  # its example size in the parent's inputs
+class _PartDimRequired(TypedDict):
+    name: str  # the Dim's name (`batch`), `auto<n>` / `dynamic<n>` for a hint, `2*seq+1` derived
+    hint: Literal["dim", "auto", "dynamic", "derived"]  # Dim(name, min, max), Dim.AUTO, ..., k*root+c
+    size: int  # its example size in the parent's inputs (derived: in the part's)
     min: int | None
     max: int | None
+
+
+class PartDim(_PartDimRequired, total=False):
+    """A dynamic dim of the parent's inputs that a part's dim follows (part_dims.py confirms it)."""
+
+    root: str  # derived: k * root + c, `root` a plain Dim of the parent (also in the record's dims)
+    k: int
+    c: int
 
 
 class _PartRequired(TypedDict):
@@ -268,5 +274,6 @@ _PartClass = TypedDict("_PartClass", {"class": str})  # the class's name ("class
 class PartInputs(_PartRequired, _PartClass, total=False):
     """What the first call of a part class received while its parent ran."""
 
+    file: str  # the resolved path of the workspace file that defines the class
     unsupported: str  # an argument that cannot be rebuilt: no check of its own
     meta: bool  # the parent was built on the meta device (sizing.py): no values, no allocation

@@ -60,14 +60,14 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
     try:
         try:
             with exporting(placement):
-                program = _export(attempt, attempt.dynamic_shapes, strict)
+                program = attempt.export(strict)
         except Exception as exc:
             if not (spec.get("refine") and "Suggested fixes:" in str(exc)):
                 raise
             # "make this dim dynamic": let torch narrow the new Dims, then prove the narrowed spec.
             shapes = refine(str(exc), attempt.dynamic_shapes)
             with exporting(placement):
-                program = _export(attempt, shapes, strict)
+                program = attempt.export(strict, shapes)
             result["refined"] = describe(shapes)
     except Exception as exc:  # noqa: BLE001 - the verdict is the answer
         result["reason"] = _first_line(exc)
@@ -99,12 +99,6 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
             reference.load_state_dict(attempt.module.state_dict(), strict=False)
     compare(program.module(), reference, attempt.args, attempt.kwargs, path, spec, result)
     return {"status": "exported", "strict": strict, "verify": result}
-
-
-def _export(attempt: Any, shapes: Any, strict: bool) -> Any:
-    return torch.export.export(
-        attempt.module, attempt.args, attempt.kwargs or None, dynamic_shapes=shapes, strict=strict
-    )
 
 
 def refine(message: str, shapes: Any) -> Any:

@@ -32,7 +32,10 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult
 
     with budget.bounded(share=0.6):  # the rest for the numeric check
         try:
-            onnx_program = torch.onnx.export(program, dynamo=True, verbose=False, report=False)
+            # Without values (fake devices, meta weights) the optimizer's constant folding cannot run.
+            onnx_program = torch.onnx.export(
+                program, dynamo=True, verbose=False, report=False, optimize=not _no_values(program, attempt)
+            )
         except Exception as exc:  # noqa: BLE001 - torch's refusal, placed on the user's line
             return {"target": "onnx", "ok": False, "findings": [refusal(exc, program)]}
     facts, findings = _facts(onnx_program, attempt)
@@ -126,8 +129,14 @@ def _facts(onnx_program: Any, attempt: Any) -> tuple[dict[str, Any], list[Target
 
 
 def _fake(onnx_program: Any) -> bool:
+    return _no_values(onnx_program.exported_program, None)
+
+
+def _no_values(program: Any, attempt: Any) -> bool:
+    """Built as fake tensors on a device, or with meta weights: nothing to fold, run or serialise."""
     from torch._subclasses.fake_tensor import FakeTensor
 
-    program = onnx_program.exported_program
+    if getattr(attempt, "meta", False):
+        return True
     values = [*program.state_dict.values(), *program.constants.values()]
     return any(isinstance(v, FakeTensor) or getattr(v, "is_meta", False) for v in values)

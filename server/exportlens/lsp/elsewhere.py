@@ -1,0 +1,155 @@
+"""Modules of a buffer checked by running another workspace file (from disk): where, and how.
+
+- An export site (sites.py's `find`): `export.py` exports `GPT` of this file; that call's
+  findings that land here are `GPT`'s.
+- A parent file: the other classes of a file with an export site are parts of what that site
+  exports; a file with no site of its own (`blocks.py`) is checked through the first workspace
+  file whose module with real inputs imports it (`model.py`, sites.py's `parent_file`). That
+  export records what each class receives (worker/part_inputs.py), the class is checked alone
+  with it (parts.py), and what lands here is shown here. A class the parent never calls stays
+  silent: no guess, no "no example inputs".
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..check import CheckOptions, EarlyReport, check_file
+from ..discovery import REAL_INPUTS, Target
+from ..document import Document
+from ..engine import Engine
+from ..findings import Finding, InputsKind, ModuleResult, Range, Related
+from ..parts import foreign_name
+from ..static_findings import anchor_range
+from .cache import class_span
+from .sites import SiteIndex
+
+Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
+
+
+def export_sites(index: SiteIndex, roots: list[str], targets: list[Target], path: str) -> dict[str, str]:
+    """Module -> the other file whose export call builds it."""
+    sites: dict[str, str] = {}
+    for target in targets:
+        if target.class_name and target.inputs_kind in ("none", "inferred"):
+            site = index.find(roots, target.class_name, path)
+            if site:
+                sites[target.name] = site
+    return sites
+
+
+def parent_files(
+    index: SiteIndex, roots: list[str], targets: list[Target], path: str, sites: dict[str, str]
+) -> dict[str, str]:
+    """Module -> the other file whose export records the inputs it is checked with: the classes
+    without real inputs that are no part of a module of this file, nor exported elsewhere."""
+    candidates = [
+        t
+        for t in targets
+        if t.class_name
+        and t.inputs_kind in ("none", "inferred")
+        and t.part_of is None
+        and t.name not in sites
+    ]
+    if not candidates:
+        return {}
+    parent = min(sites.values(), default=None) or index.parent_file(roots, path)
+    return {t.name: parent for t in candidates} if parent else {}
+
+
+async def check_elsewhere(
+    engine: Engine,
+    doc: Document,
+    options: CheckOptions,
+    file: str,
+    exported: Sequence[Target],
+    parts: Sequence[Target],
+    early: EarlyReport | None = None,
+) -> Checked:
+    """Run `file`'s check of the modules of `exported` (their export site), or of its modules with
+    real inputs (a parent file), with `parts` checked as the parts they are there. `early` hears
+    of each exported module's result (what lands on this file) before its parts are checked."""
+    if exported:
+        only = {t.name for t in exported}
+    else:
+        only = {t.name for t in Document.from_file(file).discovery.targets if t.inputs_kind in REAL_INPUTS}
+    by_foreign = {foreign_name(doc.path, t.name): t for t in parts}
+    names = {t.name: t for t in exported}
+
+    def relay(result: ModuleResult, findings: list[Finding]) -> None:
+        if early is None or (target := names.get(result.name)) is None:
+            return
+        via = Related(
+            file, Range.of(result.line, 0, result.line, 0), "the export call whose inputs were used"
+        )
+        here = [
+            dataclasses.replace(f, module=target.name, related=[*f.related, via])
+            for f in findings
+            if Path(f.path).resolve() == Path(doc.path)
+        ]
+        early(dataclasses.replace(result, line=class_span(target.node)[0]), here)
+
+    others = [doc] if parts else []
+    result = await check_file(engine, file, None, options, only=only, early=relay, others=others)
+    call_line = next((m.line for m in result.modules if m.name in only), 0)
+    via = Related(file, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")
+    modules: list[ModuleResult] = []
+    for m in result.modules:
+        if (target := by_foreign.get(m.name) or names.get(m.name)) is not None:
+            modules.append(dataclasses.replace(m, name=target.name, line=class_span(target.node)[0]))
+    checked = {m.name for m in modules}
+    for target in parts:
+        if target.name not in checked:  # its parent never called it: silent, as any unrecorded part
+            modules.append(_skipped(target, options.mode))
+    findings = []
+    for f in result.diagnostics:
+        if Path(f.path).resolve() != Path(doc.path):
+            continue
+        owner = by_foreign.get(f.module or "") or names.get(f.module or "") or _holder(parts, f)
+        if owner is None:
+            continue
+        findings.append(dataclasses.replace(f, module=owner.name, related=[*f.related, via]))
+    for target in exported:
+        failed = [m for m in result.modules if m.name == target.name and m.status != "exported"]
+        if failed and not any(f.module == target.name for f in findings):
+            findings.append(_site_failed(doc, target, file, call_line, via, result.diagnostics, failed))
+    return modules, findings
+
+
+def _holder(parts: Sequence[Target], finding: Finding) -> Target | None:
+    """A parent's finding on this file: the class whose lines hold it, else the first part."""
+    line = finding.range.start.line
+    inside = [t for t in parts if class_span(t.node)[0] <= line <= class_span(t.node)[1]]
+    return inside[0] if inside else (parts[0] if parts else None)
+
+
+def _skipped(target: Target, mode: str | None) -> ModuleResult:
+    line = class_span(target.node)[0] if isinstance(target.node, ast.ClassDef) else 0
+    kind: InputsKind = "recorded"
+    return ModuleResult(target.name, line, kind, mode or "non-strict", "skipped")
+
+
+def _site_failed(
+    doc: Document,
+    target: Target,
+    site: str,
+    call_line: int,
+    via: Related,
+    diagnostics: list[Finding],
+    failed: list[ModuleResult],
+) -> Finding:
+    """The failure landed in the other file only: say so on the class."""
+    detail = "; ".join(f.message for f in diagnostics)[:500] or failed[0].status
+    return Finding(
+        path=doc.path,
+        range=anchor_range(doc.source_text, target),
+        severity="error",
+        code="export-site-failed",
+        module=target.name,
+        related=[via],
+        message=f"Exporting `{target.name}` with the inputs of {Path(site).name}:{call_line + 1} failed: "
+        + detail,
+    )
