@@ -9,6 +9,7 @@ its package runs as eager does.  A custom op returning an int is refused on its 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def test_the_public_td3_actor_compiles_with_aoti(tmp_path: Path) -> None:
     assert aoti["target"] == "aoti" and aoti["ok"] is True, aoti
     assert aoti["facts"]["package_bytes"] > 4 * (17 * 256 + 256 * 256 + 256 * 6)  # the weights are in it
     assert aoti["facts"]["checked"] == ["the example inputs"]
+    os.remove(aoti["facts"]["package_path"])  # under the temp folder, named after this test's tmp_path
 
 
 def test_a_refusal_is_on_the_line_in_text_output(tmp_path: Path) -> None:

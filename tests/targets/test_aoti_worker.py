@@ -5,6 +5,7 @@ cancelled compile kills the job's child only. The verdicts are torch's own (AOTI
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from exportlens.check import CheckOptions, check_file
@@ -83,6 +84,7 @@ async def test_a_small_model_compiles_and_its_package_runs_as_eager(
         "result = [list(got.shape), torch.allclose(got, want, rtol=1e-5, atol=1e-5)]\n"
     )
     assert compared == [[7, 4], True]
+    os.remove(facts["package_path"])  # under the temp folder, named after this test's tmp_path
 
 
 async def test_a_custom_op_inductor_cannot_compile_is_refused_on_its_line(engine: Engine, write) -> None:
