@@ -189,7 +189,7 @@ export class Commands {
     await config.update('mode', chosen, target);
   }
 
-  private pythonEditor(uri?: vscode.Uri): vscode.TextEditor | undefined {
+  pythonEditor(uri?: vscode.Uri): vscode.TextEditor | undefined {
     const editor =
       uri !== undefined
         ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString())
@@ -202,7 +202,7 @@ export class Commands {
   }
 
   /** True when the server runs; otherwise explain why and offer a way out. */
-  private serverUp(): boolean {
+  serverUp(): boolean {
     if (this.deps.manager.running !== undefined) {
       return true;
     }

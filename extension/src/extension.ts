@@ -9,6 +9,7 @@ import { GraphPanel } from './graph/panel';
 import { GraphView } from './graphView';
 import { ServerCommand } from './protocol';
 import { ServerStatus, type StatusState } from './status';
+import { TargetCommands } from './targetCommands';
 
 /** What activate() returns: read by the extension-host tests. */
 export interface ExportLensApi {
@@ -45,7 +46,8 @@ export function activate(context: vscode.ExtensionContext): ExportLensApi {
     onExportModuleCommand: (uri, position) => commands.exportModule(uri, position),
   });
   const commands = new Commands({ manager, graphView, graphPanel, status, log });
-  context.subscriptions.push(log, status, graphView, graphPanel, manager, ...commands.register());
+  const targetCommands = new TargetCommands({ manager, commands, log });
+  context.subscriptions.push(log, status, graphView, graphPanel, manager, ...commands.register(), ...targetCommands.register());
   // Do not block activation on the server: commands already explain a server still starting.
   void manager.start();
   const current = manager;

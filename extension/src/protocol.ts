@@ -35,6 +35,12 @@ export const ServerCommand = {
   /** The structured graph the "ExportLens: Graph" panel draws (lsp/graph_command.py); exports first when nothing is cached. */
   graphView: new CommandType<[uri: string, module: string], GraphViewResult>('exportlens.graphView'),
   savePt2: new CommandType<[uri: string, module: string, path: string], SavePt2Result>('exportlens.savePt2'),
+  /** Exports the module and compiles it with AOTInductor (lsp/target_commands.py); cancellable. */
+  compileAoti: new CommandType<[uri: string, module: string], CompileAotiResult>('exportlens.compileAoti'),
+  /** Stops that module's compile: its child is killed, the compile answers status "cancelled". */
+  cancelAoti: new CommandType<[uri: string, module: string], { cancelled: boolean }>('exportlens.cancelAoti'),
+  /** Writes the module's `.onnx` (torch.onnx.export, dynamo=True); answers as savePt2 does. */
+  saveOnnx: new CommandType<[uri: string, module: string, path: string], SavePt2Result>('exportlens.saveOnnx'),
   /** Re-checks every module of the file. */
   recheck: new CommandType<[uri: string], { scheduled: boolean }>('exportlens.recheck'),
   status: new CommandType<[], ServerStatus>('exportlens.status'),
@@ -137,6 +143,20 @@ export interface GraphViewResult {
   stale: boolean;
   /** One per tracer; `view` null when that export made no graph. */
   results: { mode: string; status: string; seconds: number; view: GraphView | null }[];
+  findings: FindingJson[];
+}
+
+export interface CompileAotiResult {
+  module: string;
+  /** The export's status: "exported", "failed", ..., "cancelled" (exportlens.cancelAoti). */
+  status: string;
+  /** AOTInductor compiled the program and its package ran as eager did. */
+  ok: boolean;
+  seconds: number | null;
+  /** compile_seconds, package_bytes, package_path, checked (worker/lowering/aoti.py). */
+  facts: { compile_seconds?: number; package_bytes?: number; package_path?: string; checked?: string[] };
+  /** Why the target did not run (out of time), else empty. */
+  skipped: string;
   findings: FindingJson[];
 }
 

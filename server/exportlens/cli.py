@@ -141,6 +141,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         meta_above_mb=args.meta_above or None,
         device=args.device,
         targets=targets(args),
+        on_demand=True,  # `--target aoti` was asked for: it runs (a C++ compile per module)
     )
     settings = dataclasses.replace(
         DEFAULT,

@@ -9,7 +9,7 @@ from pathlib import Path
 from .discovery import Target
 from .document import Document
 from .engine import Job
-from .targets import ON_CHECK
+from .targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
 from .worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
@@ -25,6 +25,7 @@ class CheckOptions:
     # (path, module) whose jobs build the graph panel's view: the module a panel shows, no other
     graph_views: frozenset[tuple[str, str]] = frozenset()
     targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
+    on_demand: bool = False  # also the targets.ON_DEMAND ones (aoti): its command, the CLI's --target
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -42,6 +43,7 @@ def make_job(
     doc: Document, target: Target, strict: bool | None, options: CheckOptions, parts_from: Sequence[str] = ()
 ) -> Job:
     module_name, sys_path = import_context(doc.path, options.roots)
+    lowered = checked_targets(options.targets, options.on_demand)
     return Job(
         path=doc.path,
         source=doc.text,
@@ -49,20 +51,22 @@ def make_job(
         sys_path=sys_path,
         target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
         strict=strict,
-        timeout=0.0,  # the engine's default
+        # the engine's default; a C++ compile gets its own
+        timeout=AOTI_TIMEOUT_SECONDS if "aoti" in lowered else 0.0,
         load_until=doc.discovery.load_until,
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
         device=options.device,
         graph=(doc.path, target.name) in options.graph_views,
-        targets=checked_targets(options.targets),
+        targets=lowered,
         parts_from=tuple(parts_from),
     )
 
 
-def checked_targets(targets: tuple[str, ...] | list[str]) -> list[str]:
-    """The lowerings a check runs after the export: `aoti` is on demand only (its own command)."""
-    return [t for t in dict.fromkeys(targets) if t in ON_CHECK and t != "export"]
+def checked_targets(targets: tuple[str, ...] | list[str], on_demand: bool = False) -> list[str]:
+    """The lowerings a check runs after the export: `aoti` only on demand (its command, the CLI)."""
+    allowed = (*ON_CHECK, *ON_DEMAND) if on_demand else ON_CHECK
+    return [t for t in dict.fromkeys(targets) if t in allowed and t != "export"]
 
 
 def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:

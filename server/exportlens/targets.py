@@ -10,3 +10,5 @@ TARGETS = ("export", "core-aten", "onnx", "aoti")
 # Cheap enough to run on every check once enabled; `aoti` compiles C++: a command / CLI flag only.
 ON_CHECK = ("export", "core-aten", "onnx")
 ON_DEMAND = ("aoti",)
+# An AOTInductor job compiles C++ (g++, tens of seconds): its timeout, not the check's.
+AOTI_TIMEOUT_SECONDS = 600.0

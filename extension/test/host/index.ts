@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExportLensApi } from '../../src/extension';
 import { GRAPH_SCHEME } from '../../src/graphView';
-import type { ExportModuleResult, SavePt2Result, ServerStatus } from '../../src/protocol';
+import type { CompileAotiResult, ExportModuleResult, SavePt2Result, ServerStatus } from '../../src/protocol';
 import { expectErrorNotification, runAll, test, waitFor } from './harness';
 
 const EXTENSION_ID = 'exportlens.exportlens';
@@ -233,6 +233,32 @@ test('Save .pt2… writes the ExportedProgram', async () => {
   assert.equal(result.saved, true, JSON.stringify(result));
   assert.ok(existsSync(target.fsPath), `${target.fsPath} exists`);
 });
+
+test('Save as ONNX… writes the .onnx of the module at the cursor', async () => {
+  const editor = await open('clean_mlp.py');
+  editor.selection = new vscode.Selection(12, 8, 12, 8);
+  const target = workspaceFile('TinyMLP.onnx');
+  const result = await vscode.commands.executeCommand<SavePt2Result | undefined>('exportlens.saveOnnxAs', editor.document.uri, target);
+  assert.ok(result, 'a result');
+  assert.equal(result.saved, true, JSON.stringify(result));
+  assert.equal(result.path, target.fsPath);
+  const bytes = readFileSync(target.fsPath);
+  assert.ok(bytes.length > 4 * (8 * 16 + 16 * 4), `${bytes.length} bytes: the weights are in it`);
+});
+
+test('Compile with AOTInductor compiles the module at the cursor and says its package size', async () => {
+  const editor = await open('clean_mlp.py');
+  editor.selection = new vscode.Selection(12, 8, 12, 8);
+  const result = await vscode.commands.executeCommand<CompileAotiResult | undefined>('exportlens.compileWithAoti');
+  assert.ok(result, 'a result');
+  assert.equal(result.module, 'TinyMLP');
+  assert.equal(result.ok, true, JSON.stringify(result));
+  assert.ok((result.facts.package_bytes ?? 0) > 0 && existsSync(result.facts.package_path ?? ''), JSON.stringify(result.facts));
+  assert.deepEqual(
+    vscode.languages.getDiagnostics(editor.document.uri).filter((d) => codeOf(d).startsWith('aoti-')),
+    [],
+  );
+}, 600000);
 
 test('Set mode changes the setting and the server gets it live', async () => {
   await vscode.commands.executeCommand('exportlens.setMode', 'strict');

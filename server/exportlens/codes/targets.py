@@ -9,6 +9,7 @@ from __future__ import annotations
 from .model import Code, _c
 
 ONNX_DOCS = "https://pytorch.org/docs/stable/onnx_export.html"
+AOTI_DOCS = "https://pytorch.org/docs/stable/torch.compiler_aot_inductor.html"
 EXECUTORCH_OPS = "https://pytorch.org/executorch/stable/ir-ops-set-definition.html"
 
 CODES: dict[str, Code] = {
@@ -66,6 +67,33 @@ CODES: dict[str, Code] = {
             "check the first line where the values diverge: an op's translation or decomposition there "
             "computes something else (a custom op's registered decomposition, a dtype, an integer division)",
             ONNX_DOCS,
+            severity="warning",
+            tracer=None,
+        ),
+        _c(
+            "aoti-compile-error",
+            "AOTInductor (`torch._inductor.aoti_compile_and_package`) cannot compile the exported program: "
+            "inductor has no lowering or C++ code for an op of it, or the C++ compile fails",
+            "rewrite the line with other ops (a custom op returning a Tensor, not an int), or keep the "
+            "module out of the AOTInductor build",
+            AOTI_DOCS,
+            tracer=None,
+        ),
+        _c(
+            "aoti-runtime-error",
+            "the compiled AOTInductor package refuses inputs torch.export accepts: its run-time checks "
+            "(a dim's range, a `torch._check`) or a kernel raise, on the example inputs or at a size inside "
+            "a dim's range",
+            "check the dim's range in `dynamic_shapes` and the `torch._check` on the line",
+            AOTI_DOCS,
+            tracer=None,
+        ),
+        _c(
+            "aoti-numeric-mismatch",
+            "the compiled AOTInductor package runs but its outputs differ from eager PyTorch beyond "
+            "`torch.testing.assert_close`'s tolerance",
+            "compare the module in eager and compiled on these inputs; report the op to PyTorch (inductor)",
+            AOTI_DOCS,
             severity="warning",
             tracer=None,
         ),

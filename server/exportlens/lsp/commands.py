@@ -58,22 +58,7 @@ def register(server: ExportLensServer) -> None:
 
     @server.command("exportlens.savePt2")
     async def save_pt2(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
-        doc = ls.document(uri)
-        target = next((t for t in doc.discovery.targets if t.name == module), None)
-        if target is None or target.inputs_kind == "none":
-            raise ValueError(f"no module {module!r} with example inputs in {uri}")
-        options = ls.check_options()
-        job = make_job(doc, target, tracers(options.mode)[0], options)
-        job.purpose, job.save_to = "save", os.path.abspath(path)
-        outcome = await ls.engine().run(job)
-        save_error = str(outcome.raw.get("save_error", ""))
-        return {
-            "path": job.save_to,
-            "status": outcome.status,
-            "seconds": outcome.seconds,
-            "saved": outcome.status == "exported" and not save_error and os.path.exists(job.save_to),
-            "reason": save_error or outcome.reason or (outcome.failure or {}).get("message", ""),
-        }
+        return await save_module(ls, uri, module, path)
 
     @server.command("exportlens.recheck")
     def recheck(ls: ExportLensServer, uri: str) -> dict[str, Any]:
@@ -97,6 +82,26 @@ def register(server: ExportLensServer) -> None:
             "settings": to_json(ls.settings),
             "openFiles": len(ls.files),
         }
+
+
+async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
+    """Export `module` and write it to `path`: a .pt2, or an .onnx (worker child.save_program)."""
+    doc = ls.document(uri)
+    target = next((t for t in doc.discovery.targets if t.name == module), None)
+    if target is None or target.inputs_kind == "none":
+        raise ValueError(f"no module {module!r} with example inputs in {uri}")
+    options = ls.check_options()
+    job = make_job(doc, target, tracers(options.mode)[0], options)
+    job.purpose, job.save_to = "save", os.path.abspath(path)
+    outcome = await ls.engine().run(job)
+    save_error = str(outcome.raw.get("save_error", ""))
+    return {
+        "path": job.save_to,
+        "status": outcome.status,
+        "seconds": outcome.seconds,
+        "saved": outcome.status == "exported" and not save_error and os.path.exists(job.save_to),
+        "reason": save_error or outcome.reason or (outcome.failure or {}).get("message", ""),
+    }
 
 
 def _target(ls: ExportLensServer, uri: str, line: int) -> Target:

@@ -12,7 +12,7 @@ import sys
 
 from lsprotocol import types
 
-from . import code_actions, codelens, commands, graph_command, hover, lifecycle
+from . import code_actions, codelens, commands, graph_command, hover, lifecycle, target_commands
 from .app import ExportLensServer
 
 LEVELS = {
@@ -39,7 +39,7 @@ class ClientLogHandler(logging.Handler):
 
 def build() -> ExportLensServer:
     server = ExportLensServer()
-    for feature in (lifecycle, hover, codelens, commands, graph_command, code_actions):
+    for feature in (lifecycle, hover, codelens, commands, graph_command, target_commands, code_actions):
         feature.register(server)
     return server
 

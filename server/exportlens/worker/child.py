@@ -238,7 +238,8 @@ def _data_dependent(record: FailureRecord) -> bool:
 def save_program(
     program: Any, target: str, attempt: Any, placement: PlacementRecord | None = None
 ) -> str | None:
-    """`torch.export.save`, except for meta-weight or fake-device builds (no real weights): why not saved."""
+    """`torch.export.save` (or the .onnx, for a `.onnx` target), except for meta-weight or fake-device
+    builds (no real weights): why not saved."""
     import torch
 
     if placement and placement["fake"]:
@@ -254,6 +255,10 @@ def save_program(
             "exported with meta weights to check it quickly. Raise the meta-weights threshold "
             "(`metaAboveMb` / `--meta-above`, 0 = never) to save a .pt2 with real weights."
         )
+    if target.endswith(".onnx"):  # the "Save as ONNX" command
+        from .lowering.onnx_file import save_onnx
+
+        return save_onnx(program, target)
     try:
         torch.export.save(program, target)
     except Exception as exc:  # noqa: BLE001 - reported to the user as is

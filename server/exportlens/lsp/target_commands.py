@@ -1,0 +1,82 @@
+"""workspace/executeCommand for the targets a check does not run (issue 17, docs/targets.md).
+
+- `exportlens.compileAoti(uri, module)` → {module, status, ok, seconds, facts, findings}: export
+  the module and compile it with AOTInductor (targets.ON_DEMAND: tens of seconds, its own
+  timeout); its findings join the module's diagnostics until the next check replaces them.
+- `exportlens.cancelAoti(uri, module)` → {cancelled}: stops that compile; the engine kills the job's
+  child, the worker lives on, and the compile answers status "cancelled".  Its own command, as
+  pygls's `$/cancelRequest` of an executeCommand does not reach the command's task.
+- `exportlens.saveOnnx(uri, module, path)` → {path, status, seconds, saved, reason}: the .onnx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from ..check import check_document
+from .app import ExportLensServer
+from .commands import save_module
+from .state import ModuleEntry
+
+COMPILE_AOTI = "exportlens.compileAoti"
+SAVE_ONNX = "exportlens.saveOnnx"
+CANCEL_AOTI = "exportlens.cancelAoti"
+
+
+def register(server: ExportLensServer) -> None:
+    running: dict[tuple[str, str], asyncio.Task[Any]] = {}  # (uri, module) -> its compile
+
+    @server.command(CANCEL_AOTI)
+    def cancel_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+        task = running.get((uri, module))
+        if task is not None:
+            task.cancel()
+        return {"cancelled": task is not None}
+
+    @server.command(COMPILE_AOTI)
+    async def compile_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+        if not ls.trusted:
+            raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+        state, doc = ls.file(uri), ls.document(uri)
+        target = next((t for t in doc.discovery.targets if t.name == module), None)
+        if target is None or target.inputs_kind == "none" or target.part_of is not None:
+            raise ValueError(f"no module {module!r} with example inputs in {uri}")
+        options = ls.check_options()
+        # One tracer: "both" would compile twice.
+        mode = "non-strict" if options.mode == "both" else options.mode
+        options = dataclasses.replace(options, mode=mode, targets=("export", "aoti"), on_demand=True)
+        keys = doc.module_keys(ls.settings.results_key())
+        task = asyncio.current_task()
+        if task is not None:
+            running[(uri, module)] = task
+        try:
+            result = await check_document(ls.engine(), doc, options, only={module})
+        except asyncio.CancelledError:
+            cancelled: dict[str, Any] = {"module": module, "status": "cancelled", "ok": False}
+            return cancelled | {"seconds": None, "facts": {}, "skipped": "", "findings": []}
+        finally:
+            if running.get((uri, module)) is task:
+                del running[(uri, module)]
+        findings = [f for f in result.diagnostics if f.module == module]
+        modules = [m for m in result.modules if m.name == module]
+        if module in keys:
+            state.entries[module] = ModuleEntry(keys[module], modules, findings, doc.version)
+            ls.scheduler.publish(state, doc, keys)
+        lowered = next((t for m in modules for t in m.targets if t.get("target") == "aoti"), {})
+        return {
+            "module": module,
+            "status": modules[0].status if modules else "skipped",
+            "ok": bool(lowered.get("ok")),
+            "seconds": lowered.get("seconds"),
+            "facts": lowered.get("facts", {}),
+            "skipped": lowered.get("skipped", ""),
+            "findings": [f.to_json() for f in findings],
+        }
+
+    @server.command(SAVE_ONNX)
+    async def save_onnx(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
+        if not path.endswith(".onnx"):
+            path += ".onnx"
+        return await save_module(ls, uri, module, path)
