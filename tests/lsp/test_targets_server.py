@@ -62,6 +62,9 @@ async def test_an_onnx_refusal_is_on_the_users_line_and_hover_shows_the_onnx_fac
             "ONNX: no ONNX translation nor decomposition for `el_lsp.scale.default`"
         )
         assert [d.code for d in diagnostics] == ["onnx-no-translation"]
+        # torch.export takes it: the lens says so, and which target refuses it
+        lens = (await server.lenses((server.root / "targets_refused.py").resolve().as_uri()))[0]
+        assert lens.startswith("✓ exports · ") and lens.endswith(" · ✗ ONNX: 1 issue"), lens
         diagnostics = await server.open("targets_clean.py", SMALL)
         assert diagnostics == []
         uri = (server.root / "targets_clean.py").resolve().as_uri()

@@ -175,3 +175,19 @@ async def test_fake_device_code_exports_to_onnx_and_says_its_numbers_were_not_co
     assert [d.code for d in result.diagnostics] == ["target-not-run"]
     (called,) = [m for m in result.modules if m.inputs == "export-call"]  # the file's own call, on "cuda"
     assert called.targets[0]["ok"] is True and called.targets[0]["facts"]["numeric_checks"] == []
+
+
+@needs_onnx
+async def test_an_aten_op_without_translation_is_refused_on_its_line(engine: Engine, write) -> None:
+    """A plain torch op, as the README's picture shows: onnxscript has no `kthvalue`, and it is
+    no Core ATen op either (no `torch.Tag.core`, no decomposition), so both targets refuse it."""
+    fixture = ROOT / "extension/test/fixtures-onnx/median_pool.py"
+    path = write("median_pool.py", fixture.read_text())
+    result = await _check(engine, path, "core-aten", "onnx")
+    refused = only(result, "onnx-no-translation")
+    assert refused.range.start.line == line_of(path, "torch.kthvalue(")
+    assert "`aten.kthvalue.default`" in refused.message, refused.message
+    core = only(result, "core-aten-op")
+    assert core.range.start.line == refused.range.start.line
+    assert core.message.startswith("Core ATen: `aten.kthvalue.default` is an ATen op outside"), core.message
+    assert sorted(d.code for d in result.diagnostics) == ["core-aten-op", "onnx-no-translation"]

@@ -1,7 +1,8 @@
 """Code lenses above each module: its status, `Export` and `Show graph`.
 
-Status: `✓ exports · 14 ops · 0.12 s`, `✗ 2 export issues`, `⧗ exporting…`,
-`no example inputs`, `export cancelled`, `not exported (untrusted workspace)`.
+Status: `✓ exports · 14 ops · 0.12 s` (then `· ✗ ONNX: 1 issue` when a target refuses it),
+`✗ 2 export issues`, `⧗ exporting…`, `no example inputs`, `export cancelled`,
+`not exported (untrusted workspace)`.
 """
 
 from __future__ import annotations

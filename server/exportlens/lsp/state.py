@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from ..codes.targets import CODES as LOWERING_CODES
 from ..findings import Finding, ModuleResult
 
 
@@ -21,7 +22,18 @@ class ModuleEntry:
 
     @property
     def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
+        """Errors of the export itself: a lowering's refusal is no export issue (`lowered`)."""
+        return sum(1 for f in self.findings if f.severity == "error" and f.code not in LOWERING_CODES)
+
+    @property
+    def lowered(self) -> dict[str, int]:
+        """Target -> its errors after a clean export (ONNX, Core ATen, AOTInductor refusals)."""
+        counts: dict[str, int] = {}
+        for f in self.findings:
+            if f.severity == "error" and f.code in LOWERING_CODES:
+                target = str((f.fix or {}).get("target", ""))
+                counts[target] = counts.get(target, 0) + 1
+        return counts
 
 
 @dataclass

@@ -6,6 +6,7 @@ import json
 import urllib.parse
 from typing import Any
 
+from ..diagnosis.targets import label
 from .state import ModuleEntry
 
 GRAPH_LINES = 20  # a hover is a glance: the link opens the rest
@@ -19,7 +20,10 @@ def status_line(entry: ModuleEntry) -> str:
     if exported and len(exported) == len(entry.results):
         ops = max(r.ops or 0 for r in exported)
         seconds = max(r.seconds for r in exported)
-        return f"✓ exports · {ops} ops · {seconds:.2f} s"
+        refused = "".join(
+            f" · ✗ {label(target)}: {n} issue{'s' if n != 1 else ''}" for target, n in entry.lowered.items()
+        )
+        return f"✓ exports · {ops} ops · {seconds:.2f} s{refused}"
     if any(r.status == "skipped" for r in entry.results) and entry.results:
         return "no example inputs"
     return "✗ " + ", ".join(sorted({r.status for r in entry.results})) if entry.results else "not checked"
