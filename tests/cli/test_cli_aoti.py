@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.cli.test_cli import run_cli
 from tests.paths import DATA
+from tests.targets import int_op
 
 AGENT = """
 import numpy as np
@@ -27,25 +28,7 @@ if __name__ == "__main__":
     state = np.random.randn(17).astype("float32")
     torch.export.export(policy.actor.eval(), (torch.FloatTensor(state.reshape(1, -1)).to(TD3.device),))
 """
-INT_OP = """
-import torch
-
-@torch.library.custom_op("el_cli::count", mutates_args=())
-def count(x: torch.Tensor) -> int:
-    return int(x.numel())
-
-@count.register_fake
-def _(x):
-    return torch.library.get_ctx().new_dynamic_size()
-
-class Counted(torch.nn.Module):
-    def forward(self, x):
-        n = count(x)
-        return x * n
-
-if __name__ == "__main__":
-    torch.export.export(Counted(), (torch.randn(4, 4),))
-"""
+INT_OP = int_op("el_cli")
 
 
 def test_the_public_td3_actor_compiles_with_aoti(tmp_path: Path) -> None:

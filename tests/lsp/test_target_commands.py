@@ -9,28 +9,12 @@ from typing import Any
 
 import onnx
 
+from tests.targets import int_op
+
 from .conftest import Session, line_of
 from .models import DYNAMIC
 
-# A custom op returning an int: torch.export takes it, AOTInductor cannot compile it (torch 2.13).
-INT_OP = """
-import torch
-
-@torch.library.custom_op("el_lsp::count", mutates_args=())
-def count(x: torch.Tensor) -> int:
-    return int(x.numel())
-
-@count.register_fake
-def _(x):
-    return torch.library.get_ctx().new_dynamic_size()
-
-class Counted(torch.nn.Module):
-    def forward(self, x):
-        n = count(x)
-        return x * n
-
-torch.export.export(Counted(), (torch.randn(4, 4),))
-"""
+INT_OP = int_op("el_lsp")
 
 
 async def test_save_onnx_writes_a_model_onnx_reads(server: Session, tmp_path: Path) -> None:

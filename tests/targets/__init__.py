@@ -26,3 +26,31 @@ needs_onnx = pytest.mark.skipif(
     not (worker_has("onnx") and worker_has("onnxscript") and worker_has("onnxruntime")),
     reason="the worker's interpreter has no onnx / onnxscript / onnxruntime (EXPORTLENS_TEST_PYTHON)",
 )
+
+
+# A custom op that returns an int (a SymInt to inductor): torch.export takes it, AOTInductor's C++
+# wrapper has no code for that return type (torch 2.13: "Unsupported return type"). Checked
+# through the worker, the server and the CLI; each names its own op namespace.
+_INT_OP = """
+import torch
+
+@torch.library.custom_op("NS::count", mutates_args=())
+def count(x: torch.Tensor) -> int:
+    return int(x.numel())
+
+@count.register_fake
+def _(x):
+    return torch.library.get_ctx().new_dynamic_size()
+
+class Counted(torch.nn.Module):
+    def forward(self, x):
+        n = count(x)
+        return x * n
+
+if __name__ == "__main__":
+    torch.export.export(Counted(), (torch.randn(4, 4),))
+"""
+
+
+def int_op(namespace: str) -> str:
+    return _INT_OP.replace("NS::", f"{namespace}::")

@@ -12,6 +12,7 @@ from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
+from tests.targets import int_op
 from tests.worker_torch import WorkerTorch
 
 MLP = """
@@ -32,26 +33,7 @@ MLP = """
         batch = Dim("batch", max=64)
         torch.export.export(MLP().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: batch},))
 """
-# A custom op that returns an int (a SymInt to inductor): torch.export takes it, AOTInductor's
-# C++ wrapper has no code for that return type (torch 2.13: "Unsupported return type").
-INT_OP = """
-    import torch
-
-    @torch.library.custom_op("el_aoti::count", mutates_args=())
-    def count(x: torch.Tensor) -> int:
-        return int(x.numel())
-
-    @count.register_fake
-    def _(x):
-        return torch.library.get_ctx().new_dynamic_size()
-
-    class Counted(torch.nn.Module):
-        def forward(self, x):
-            n = count(x)  # the custom op
-            return x * n
-
-    torch.export.export(Counted(), (torch.randn(4, 4),))
-"""
+INT_OP = int_op("el_aoti")
 
 
 async def _aoti(engine: Engine, path: str) -> FileResult:

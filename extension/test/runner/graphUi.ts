@@ -11,8 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { ROOT, need, startEditor, stopOnSignals } from './editor';
-import { describe } from './notifications';
+import { ROOT, need, startEditor } from './editor';
+import { exitWith, runScenario } from './scenario';
 
 const SHOTS = path.join(ROOT, 'dist', 'screenshots');
 const SLOW = 180000;
@@ -80,11 +80,6 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms: n
   return value;
 }
 
-function check(name: string, ok: boolean, detail: string, results: boolean[]): void {
-  console.log(ok ? `ok ${name}` : `not ok ${name}: ${detail}`);
-  results.push(ok);
-}
-
 async function main(): Promise<number> {
   const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
   need(vsix, 'the packaged extension (make ext-package)');
@@ -98,10 +93,7 @@ async function main(): Promise<number> {
     settings: { 'exportlens.interpreter': python, 'exportlens.timeoutSeconds': 240 },
     vsix,
   });
-  stopOnSignals(() => editor.stop());
-  const results: boolean[] = [];
-  const page = editor.page;
-  try {
+  return runScenario('graph', 5, editor, async (page, check) => {
     const want = expected(path.join(editor.workspace, FILE), python);
     await page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${FILE}"]`).first().click({ timeout: 90000 });
     await page.locator(`.tabs-container .tab.active[aria-label*="${FILE}"]`).waitFor({ timeout: 30000 });
@@ -123,9 +115,9 @@ async function main(): Promise<number> {
     );
     const wantIds = want.nodes.map((n) => n.id).sort();
     const drawnIds = drawn.map((n) => n.id).sort();
-    check('the panel draws every node of the exported program', JSON.stringify(drawnIds) === JSON.stringify(wantIds), `drawn ${drawnIds.join(',')}; program ${wantIds.join(',')}`, results);
+    check('the panel draws every node of the exported program', JSON.stringify(drawnIds) === JSON.stringify(wantIds), `drawn ${drawnIds.join(',')}; program ${wantIds.join(',')}`);
     const wrong = want.nodes.filter((n) => drawn.find((d) => d.id === n.id)?.label !== n.label).map((n) => n.id);
-    check('each node is labelled with its op (inputs by their name, outputs by kind)', wrong.length === 0, `wrong labels: ${wrong.join(', ')}`, results);
+    check('each node is labelled with its op (inputs by their name, outputs by kind)', wrong.length === 0, `wrong labels: ${wrong.join(', ')}`);
 
     const softmax = want.nodes.find((n) => n.label === 'softmax.int');
     if (softmax?.line == null) {
@@ -133,7 +125,7 @@ async function main(): Promise<number> {
     }
     await frame.locator(`.node[data-id="${softmax.id}"]`).click();
     const line = await until(() => cursorLine(page), (l) => l === softmax.line, 30000);
-    check('clicking a node puts the editor cursor on its line', line === softmax.line, `cursor on line ${line}, node on ${softmax.line}`, results);
+    check('clicking a node puts the editor cursor on its line', line === softmax.line, `cursor on line ${line}, node on ${softmax.line}`);
 
     const reluLine = want.nodes.find((n) => n.label === 'relu')?.line ?? -1;
     const atRelu = want.nodes.filter((n) => n.line === reluLine || n.lines.includes(reluLine)).map((n) => n.id).sort();
@@ -143,30 +135,13 @@ async function main(): Promise<number> {
       (ids) => JSON.stringify(ids) === JSON.stringify(atRelu),
       30000,
     );
-    check("moving the cursor highlights that line's nodes", atRelu.length > 0 && JSON.stringify(lit) === JSON.stringify(atRelu), `highlighted ${lit.join(',')}; line ${reluLine} made ${atRelu.join(',')}`, results);
+    check("moving the cursor highlights that line's nodes", atRelu.length > 0 && JSON.stringify(lit) === JSON.stringify(atRelu), `highlighted ${lit.join(',')}; line ${reluLine} made ${atRelu.join(',')}`);
 
     await frame.locator(`.node[data-id="${atRelu[0] ?? ''}"]`).hover();
     await frame.locator('#card:not([hidden])').waitFor({ timeout: 10000 });
     await page.screenshot({ path: path.join(SHOTS, 'graph.png') });
     console.log(`  screenshot ${path.relative(ROOT, SHOTS)}/graph.png`);
-    const errors = editor.notices.errorsSince(0);
-    check('no error notification', errors.length === 0, describe(errors), results);
-  } catch (error) {
-    check('the graph scenario ran to its end', false, error instanceof Error ? error.message : String(error), results);
-    await page.screenshot({ path: path.join(editor.runDir, 'failed.png') }).catch(() => undefined);
-  } finally {
-    await editor.stop();
-  }
-  const passed = results.filter((r) => r).length;
-  console.log(`graph UI: logs under ${editor.runDir}`);
-  console.log(`${passed} passed, ${results.length - passed} failed`);
-  return passed === results.length && results.length === 5 ? 0 : 1;
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
-    process.exit(1);
-  },
-);
+exitWith(main());

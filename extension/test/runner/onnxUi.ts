@@ -8,18 +8,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { ROOT, need, startEditor, stopOnSignals } from './editor';
-import { describe } from './notifications';
+import { ROOT, need, startEditor } from './editor';
+import { exitWith, runScenario } from './scenario';
 
 const SHOTS = path.join(ROOT, 'dist', 'screenshots');
 const SLOW = 240000;
 const FILE = 'median_pool.py';
 const REFUSED = 'torch.kthvalue(';
-
-function check(name: string, ok: boolean, detail: string, results: boolean[]): void {
-  console.log(ok ? `ok ${name}` : `not ok ${name}: ${detail}`);
-  results.push(ok);
-}
 
 async function main(): Promise<number> {
   const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
@@ -37,10 +32,7 @@ async function main(): Promise<number> {
     },
     vsix,
   });
-  stopOnSignals(() => editor.stop());
-  const results: boolean[] = [];
-  const page = editor.page;
-  try {
+  return runScenario('ONNX', 4, editor, async (page, check) => {
     await page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${FILE}"]`).first().click({ timeout: 90000 });
     await page.locator(`.tabs-container .tab.active[aria-label*="${FILE}"]`).waitFor({ timeout: 30000 });
     const squiggle = page.locator('.monaco-editor .squiggly-error').first();
@@ -54,35 +46,18 @@ async function main(): Promise<number> {
       els.map((el) => ({ top: el.getBoundingClientRect().top, bottom: el.getBoundingClientRect().bottom, text: el.textContent })),
     );
     const row = rows.find((r) => r.top <= box.y + box.height / 2 && box.y + box.height / 2 <= r.bottom);
-    check('the ONNX refusal is squiggled on the line that calls the op', row?.text.includes(REFUSED) === true, `squiggle on «${row?.text.trim() ?? '?'}»`, results);
+    check('the ONNX refusal is squiggled on the line that calls the op', row?.text.includes(REFUSED) === true, `squiggle on «${row?.text.trim() ?? '?'}»`);
 
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'onnx-no-translation' }).first();
     await hover.waitFor({ timeout: 30000 });
     const said = await hover.innerText();
-    check('its hover names the target, the op and the code', said.includes('ONNX:') && said.includes('aten.kthvalue'), said.slice(0, 300), results);
+    check('its hover names the target, the op and the code', said.includes('ONNX:') && said.includes('aten.kthvalue'), said.slice(0, 300));
     const lens = await page.locator('.codelens-decoration').allInnerTexts();
-    check('the lens says torch.export takes the module and ONNX refuses it', lens.some((t) => t.includes('✓ exports') && t.includes('✗ ONNX: 1 issue')), lens.join(' | '), results);
+    check('the lens says torch.export takes the module and ONNX refuses it', lens.some((t) => t.includes('✓ exports') && t.includes('✗ ONNX: 1 issue')), lens.join(' | '));
     await page.screenshot({ path: path.join(SHOTS, 'onnx.png') });
     console.log(`  screenshot ${path.relative(ROOT, SHOTS)}/onnx.png`);
-    const errors = editor.notices.errorsSince(0);
-    check('no error notification', errors.length === 0, describe(errors), results);
-  } catch (error) {
-    check('the ONNX scenario ran to its end', false, error instanceof Error ? error.message : String(error), results);
-    await page.screenshot({ path: path.join(editor.runDir, 'failed.png') }).catch(() => undefined);
-  } finally {
-    await editor.stop();
-  }
-  const passed = results.filter((r) => r).length;
-  console.log(`ONNX UI: logs under ${editor.runDir}`);
-  console.log(`${passed} passed, ${results.length - passed} failed`);
-  return passed === results.length && results.length === 4 ? 0 : 1;
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : error);
-    process.exit(1);
-  },
-);
+exitWith(main());
