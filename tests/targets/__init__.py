@@ -1,9 +1,10 @@
 """Tests of the lowering targets (docs/targets.md).
 
 The `onnx` target's verdicts need onnx and onnxscript in the worker's interpreter: the dev venv has
-them (pinned in pyproject.toml); the other torch versions' venvs (EXPORTLENS_TEST_PYTHON) do not, and
-there `test_without_onnx_installed_the_target_says_so_as_information` is what runs.  Looked up on
-disk: collecting a test must not start a process (tests/slow.py).
+them (pinned in pyproject.toml); the other torch versions' venvs (EXPORTLENS_TEST_PYTHON) do not.
+`test_without_onnx_installed_the_target_says_so_as_information` runs on those, and on the dev venv
+through a view of its site-packages without onnx.  Looked up on disk: collecting a test must not
+start a process (tests/slow.py).
 """
 
 from __future__ import annotations
