@@ -12,7 +12,7 @@ import logging
 from typing import Any
 
 from ..codes import CODES, url_for
-from ..findings import Finding, Related
+from ..findings import Finding, Range, Related
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 
@@ -60,9 +60,29 @@ def _one(raw: dict[str, Any], target: str, ctx: DiagnosisContext, sources: Sourc
     if library is not None:
         where = sources.place(library)
         related.append(Related(where.path, where.range, f"inside `{short_path(where.path)}`"))
+    return _finding(code, message, ctx, target, raw, (culprit.path, culprit.range), related)
+
+
+def _on_module(
+    code: str, message: str, ctx: DiagnosisContext, target: str, raw: dict[str, Any] | None = None
+) -> Finding:
+    return _finding(code, message, ctx, target, raw or {}, (ctx.path, ctx.anchor), [])
+
+
+def _finding(
+    code: str,
+    message: str,
+    ctx: DiagnosisContext,
+    target: str,
+    raw: dict[str, Any],
+    where: tuple[str, Range],
+    related: list[Related],
+) -> Finding:
+    # Machine-readable data: the target, and the graph node and op when there is one.
+    fix = {"target": target, **{k: raw[k] for k in ("node", "op") if raw.get(k)}}
     return Finding(
-        path=culprit.path,
-        range=culprit.range,
+        path=where[0],
+        range=where[1],
         severity=CODES[code].severity,
         code=code,
         message=message,
@@ -70,26 +90,5 @@ def _one(raw: dict[str, Any], target: str, ctx: DiagnosisContext, sources: Sourc
         mode=ctx.mode,
         related=related,
         url=url_for(code),
-        fix=_fix(raw, target),
+        fix=fix,
     )
-
-
-def _on_module(
-    code: str, message: str, ctx: DiagnosisContext, target: str, raw: dict[str, Any] | None = None
-) -> Finding:
-    return Finding(
-        path=ctx.path,
-        range=ctx.anchor,
-        severity=CODES[code].severity,
-        code=code,
-        message=message,
-        module=ctx.module,
-        mode=ctx.mode,
-        url=url_for(code),
-        fix=_fix(raw or {}, target),
-    )
-
-
-def _fix(raw: dict[str, Any], target: str) -> dict[str, Any]:
-    """Machine-readable data: the target, and the graph node and op when there is one."""
-    return {"target": target, **{k: raw[k] for k in ("node", "op") if raw.get(k)}}

@@ -50,11 +50,11 @@ def _ids_by_type() -> dict[str, str]:
     return found
 
 
-def causes(exc: BaseException) -> list[BaseException]:
+def causes(exc: BaseException, depth: int = CHAIN_DEPTH) -> list[BaseException]:
     """The exception, then its causes/contexts (a wrapper first, what it wraps after)."""
     out: list[BaseException] = []
     current: BaseException | None = exc
-    while current is not None and len(out) < CHAIN_DEPTH and all(current is not e for e in out):
+    while current is not None and len(out) < depth and all(current is not e for e in out):
         out.append(current)
         current = current.__cause__ or current.__context__
     return out

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from ..budget import Budget
+from ..graph_breaks import causes
 from ..records import TargetFinding, TargetResult
 from .nodes import call_nodes, op_name, target_finding
 
@@ -130,7 +131,7 @@ def run_refusal(exc: BaseException, program: Any, label: str) -> TargetFinding:
 
 
 def _text(exc: BaseException) -> str:
-    parts = [f"{type(e).__name__}: {e}" for e in _chain(exc)]
+    parts = [f"{type(e).__name__}: {e}" for e in causes(exc, depth=10)]
     return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(parts))
 
 
@@ -159,7 +160,7 @@ def _compiling_node(exc: BaseException) -> Any:
     import torch
 
     found = None
-    for error in _chain(exc):
+    for error in causes(exc, depth=10):
         tb = error.__traceback__
         while tb is not None:
             for value in tb.tb_frame.f_locals.values():
@@ -173,15 +174,6 @@ def _compiling_node(exc: BaseException) -> Any:
                 if traced:
                     found = traced[0]  # innermost wins: later frames overwrite
             tb = tb.tb_next
-    return found
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    found: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in found and len(found) < 10:
-        found.append(current)
-        current = current.__cause__ or current.__context__
     return found
 
 

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..budget import Budget
+from ..graph_breaks import causes
 from ..records import TargetFinding, TargetResult
 from .nodes import call_nodes, op_name, target_finding
 
@@ -49,7 +50,7 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult
 
 
 def refusal(exc: BaseException, program: Any) -> TargetFinding:
-    chain = _chain(exc)
+    chain = causes(exc, depth=20)  # torch.onnx wraps its reason deep
     text = "\n".join(f"{type(e).__name__}: {e}" for e in chain)
     names = {type(e).__name__ for e in chain}
     overload = _OVERLOAD.search(text)
@@ -79,15 +80,6 @@ def refusal(exc: BaseException, program: Any) -> TargetFinding:
         return target_finding("onnx-dynamic-shape", "error", message, node, op)
     message = said(f"torch.onnx.export refused the program{where}")
     return target_finding("onnx-export-error", "error", message, node, op)
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    found: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in found and len(found) < 20:
-        found.append(current)
-        current = current.__cause__ or current.__context__
-    return found
 
 
 def _innermost(chain: list[BaseException]) -> str:
