@@ -18,6 +18,7 @@ import {
 } from 'vscode-languageclient/node';
 import { checkInterpreter, findOnPath, isExecutableFile, resolveInterpreter, type Check } from './interpreter';
 import { layout, serverLaunch } from './launch';
+import { ServerProcesses, type ProcessLaunch } from './serverProcess';
 import {
   CONFIG_SECTION,
   FileCheckedNotification,
@@ -55,6 +56,9 @@ export class ServerManager implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private clientDisposables: { dispose(): unknown }[] = [];
   private crashes: number[] = [];
+  private readonly processes = new ServerProcesses((message) => this.log.warn(message));
+  /** When this start attempt began (activation, a restart). */
+  private since = Date.now();
   /** Why the server is not running, for commands run meanwhile. */
   private downReason = 'the server is starting';
 
@@ -122,6 +126,7 @@ export class ServerManager implements vscode.Disposable {
       }
       await client.dispose().catch(() => undefined);
     }
+    this.processes.stopAll();
   }
 
   /** The settings the server gets, mapped from exportlens.* (settings.ts). */
@@ -138,6 +143,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
+    this.since = Date.now();
     this.status.set({ kind: 'starting', detail: 'finding the interpreter' });
     this.downReason = 'the server is starting';
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -153,13 +159,21 @@ export class ServerManager implements vscode.Disposable {
       return this.fail(resolved.message);
     }
     this.log.info(`interpreter: ${resolved.path} (from ${resolved.source})`);
+    // The server (and the worker it starts) run while the probe reads torch's version.
+    this.processes.spawnEarly(this.launchFor(resolved.path));
+    const spawned = Date.now();
     this.status.set({ kind: 'starting', detail: `checking ${resolved.path}` });
     const check = await checkInterpreter(resolved.path);
     this.check = check;
     if (check.kind === 'problem') {
+      this.processes.discardEarly();
       return this.fail(check.message);
     }
     this.log.info(`Python ${check.pythonVersion}, torch ${check.torch}`);
+    // Where a slow start goes: the extension host's own timestamps of these lines are batched.
+    this.log.info(
+      `server process started at ${new Date(spawned).toISOString()} (${spawned - this.since} ms into the start), interpreter probed in ${Date.now() - spawned} ms`,
+    );
     const client = this.createClient(check.python);
     this.client = client;
     this.status.set({ kind: 'starting', detail: 'starting the language server' });
@@ -190,14 +204,16 @@ export class ServerManager implements vscode.Disposable {
     this.status.set({ kind: 'error', message });
   }
 
-  private createClient(python: string): LanguageClient {
+  private launchFor(python: string): ProcessLaunch {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const launch = serverLaunch(python, layout(this.context.extensionPath), process.env, false, vscode.workspace.isTrusted);
-    const serverOptions: ServerOptions = {
-      command: launch.command,
-      args: launch.args,
-      options: { cwd: folder?.uri.fsPath ?? this.context.extensionPath, env: launch.env },
-    };
+    return { ...launch, cwd: folder?.uri.fsPath ?? this.context.extensionPath };
+  }
+
+  private createClient(python: string): LanguageClient {
+    const launch = this.launchFor(python);
+    // The early process first; each restart of the client spawns a fresh one.
+    const serverOptions: ServerOptions = () => Promise.resolve(this.processes.take(launch));
     const initializationOptions: InitializationOptions = {
       trusted: vscode.workspace.isTrusted,
       settings: this.serverSettings(),
