@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from . import protocol
+from . import fake_cache, protocol
 from .budget import Budget, OutOfBudget
 from .isolation import isolate_child
 from .records import FailureRecord, PartInputs, Stage
@@ -29,8 +29,12 @@ OUT_OF_TIME = (
 )
 
 
-def run_job_in_child(job: protocol.JobMessage, result_fd: int, output_fd: int) -> NoReturn:
+def run_job_in_child(
+    job: protocol.JobMessage, result_fd: int, output_fd: int, forked: bool = True
+) -> NoReturn:
+    """`forked`: from the worker, whose fake-tensor cache the entries this job adds go back to."""
     entered = time.monotonic()  # the worker subtracts its fork time: the cost of forking
+    cache_start = fake_cache.size()
     try:
         isolate_child(output_fd, job["memory_mb"])
 
@@ -40,8 +44,13 @@ def run_job_in_child(job: protocol.JobMessage, result_fd: int, output_fd: int) -
         answer = execute(job, report_early, entered)
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
         answer = _internal(exc, str(exc)[:2000])
+    report: protocol.ChildReport = {"partial": False, "answer": answer, "entered": entered}
+    if forked and (entries := fake_cache.added_since(cache_start)):
+        report["fake_cache"] = entries
+    if isinstance(answer.get("timings"), dict):  # misses of the worker's cache: 0 once it has this model's
+        answer["timings"]["fake_cache_added"] = fake_cache.size() - cache_start
     try:
-        data = protocol.encode({"partial": False, "answer": answer, "entered": entered})
+        data = protocol.encode(report)
     except (TypeError, ValueError) as exc:
         data = protocol.encode({"partial": False, "answer": _internal(exc, f"unserialisable result: {exc}")})
     try:

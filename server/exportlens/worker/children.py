@@ -27,6 +27,7 @@ class Running:
     killed: Literal["timeout", "cancelled"] | None = None  # when we killed it
     exit_status: int | None = None  # set once reaped
     open_fds: set[int] = field(default_factory=set)
+    fake_cache: object = None  # what its answer hands back to the worker's cache (fake_cache.py)
 
     @staticmethod
     def began(job: protocol.JobMessage, pid: int, result_fd: int, output_fd: int, started: float) -> Running:

@@ -21,7 +21,7 @@ import select
 import sys
 import time
 
-from . import protocol
+from . import fake_cache, protocol
 from .children import (
     OUTPUT_KEEP,
     Running,
@@ -181,6 +181,8 @@ class Worker:
         answer["output"] = run.output.decode("utf-8", errors="replace")
         answer["output_dropped"] = run.output_dropped
         self.send({"event": "result", "id": run.job["id"], "answer": answer})
+        if run.fake_cache is not None:  # after the answer is on its way: the next child is forked with them
+            fake_cache.merge(run.fake_cache)
 
     @staticmethod
     def answer(run: Running, answered: bool, status: int) -> protocol.JobAnswer:
@@ -191,6 +193,7 @@ class Worker:
             return {"status": "crashed", "exit": describe_status(status)}
         report = protocol.decode_report(bytes(run.result))
         answer = report["answer"]
+        run.fake_cache = report.get("fake_cache")
         if "entered" in report and "timings" in answer:
             answer["timings"]["fork"] = report["entered"] - run.started
         return answer

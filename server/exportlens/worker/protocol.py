@@ -217,6 +217,7 @@ class _ReportRequired(TypedDict):
 
 class ChildReport(_ReportRequired, total=False):
     entered: float  # the child's clock when it got the job: the worker derives its fork time
+    fake_cache: dict[str, object]  # fake-tensor cache entries it added (fake_cache.py), for the worker
 
 
 ToWorker = JobOp | CancelOp  # keyed on "op"

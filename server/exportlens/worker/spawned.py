@@ -16,4 +16,4 @@ from .child import run_job_in_child
 def main() -> None:
     job = protocol.decode_job(sys.stdin.buffer.read())
     result_fd = int(sys.argv[4])
-    run_job_in_child(job, result_fd, os.dup(1))
+    run_job_in_child(job, result_fd, os.dup(1), forked=False)  # its cache is not the worker's
