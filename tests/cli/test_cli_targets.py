@@ -6,17 +6,9 @@ import json
 from pathlib import Path
 
 from tests.cli.test_cli import run_cli
+from tests.custom_ops import scale_op
 
-CUSTOM_OP = """
-import torch
-
-@torch.library.custom_op("el_cli::scale", mutates_args=())
-def scale(x: torch.Tensor) -> torch.Tensor:
-    return x * 2
-
-@scale.register_fake
-def _(x):
-    return torch.empty_like(x)
+SCALED = """
 
 class Scaled(torch.nn.Module):
     def forward(self, x):
@@ -25,6 +17,8 @@ class Scaled(torch.nn.Module):
     def example_inputs(self):
         return (torch.ones(3),)
 """
+CUSTOM_OP = scale_op("el_cli") + SCALED
+LINE = 1 + CUSTOM_OP.splitlines().index("        return scale(x) + 1")  # 1-based, as reported
 
 
 def test_targets_in_text_json_and_sarif(tmp_path: Path) -> None:
@@ -35,11 +29,12 @@ def test_targets_in_text_json_and_sarif(tmp_path: Path) -> None:
     assert text.returncode == 1, text.stderr
     lines = text.stdout.splitlines()
     assert (
-        lines[0].startswith("scaled.py:14:")
+        lines[0].startswith(f"scaled.py:{LINE}:")
         and "error[core-aten-op]: Core ATen: `el_cli.scale.default`" in lines[0]
     )
     assert any(
-        line.startswith("scaled.py:14:") and "error[onnx-no-translation]: ONNX: " in line for line in lines
+        line.startswith(f"scaled.py:{LINE}:") and "error[onnx-no-translation]: ONNX: " in line
+        for line in lines
     )
     out = run_cli("scaled.py", "--no-cache", "--target", "onnx", "--format", "json", cwd=tmp_path)
     (entry,) = json.loads(out.stdout)["files"]
@@ -51,4 +46,4 @@ def test_targets_in_text_json_and_sarif(tmp_path: Path) -> None:
     (run,) = json.loads(sarif.stdout)["runs"]
     assert [
         (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]
-    ] == [("onnx-no-translation", 14)]
+    ] == [("onnx-no-translation", LINE)]

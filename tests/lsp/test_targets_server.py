@@ -3,36 +3,26 @@ ONNX facts on hover (docs/targets.md); the setting is part of the results' key (
 
 from __future__ import annotations
 
+from tests.custom_ops import scale_op
 from tests.targets import needs_onnx
 
 from .conftest import Session, line_of
 
-NO_TRANSLATION = """
-    import torch
+SCALED = """
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return scale(self.fc(x))
 
 
-    @torch.library.custom_op("el_lsp::scale", mutates_args=())
-    def scale(x: torch.Tensor) -> torch.Tensor:
-        return x * 2
-
-
-    @scale.register_fake
-    def _(x):
-        return torch.empty_like(x)
-
-
-    class Scaled(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = torch.nn.Linear(4, 4)
-
-        def forward(self, x):
-            return scale(self.fc(x))
-
-
-    if __name__ == "__main__":
-        torch.export.export(Scaled().eval(), (torch.randn(2, 4),))
+if __name__ == "__main__":
+    torch.export.export(Scaled().eval(), (torch.randn(2, 4),))
 """
+NO_TRANSLATION = scale_op("el_lsp") + SCALED
 SMALL = """
     import torch
 

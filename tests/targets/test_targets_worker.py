@@ -6,39 +6,37 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
+from tests.custom_ops import scale_op
 from tests.paths import ROOT
 from tests.targets import needs_onnx
 
-CUSTOM_OP = """
-    import torch
+NET = """
 
-    @torch.library.custom_op("{ns}::scale", mutates_args=())
-    def scale(x: torch.Tensor) -> torch.Tensor:
-        return x * 2
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
 
-    @scale.register_fake
-    def _(x):
-        return torch.empty_like(x)
-    {decomposition}
+    def forward(self, x):
+        y = torch.relu(self.fc(x))
+        z = scale(y)  # the custom op
+        return z.sum(-1)
 
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = torch.nn.Linear(4, 4)
-
-        def forward(self, x):
-            y = torch.relu(self.fc(x))
-            z = scale(y)  # the custom op
-            return z.sum(-1)
-
-    torch.export.export(Net().eval(), (torch.randn(3, 4),))
+torch.export.export(Net().eval(), (torch.randn(3, 4),))
 """
+
+
+def custom_op(namespace: str, decomposition: str = "") -> str:
+    return scale_op(namespace) + textwrap.dedent(decomposition) + NET
+
+
 # Registered in torch's global table, which torch.onnx decomposes with: eager runs x * 2.
 WRONG = """
     @torch._decomp.register_decomposition(torch.ops.{ns}.scale.default)
@@ -71,7 +69,7 @@ async def _check(engine: Engine, path: str, *targets: str) -> FileResult:
 async def test_a_custom_op_without_translation_is_refused_by_onnx_and_core_aten_on_its_line(
     engine: Engine, write
 ) -> None:
-    path = write("custom.py", CUSTOM_OP.format(ns="el_none", decomposition=""))
+    path = write("custom.py", custom_op("el_none"))
     result = await _check(engine, path, "core-aten", "onnx")
     line = line_of(path, "z = scale(y)")
     onnx = only(result, "onnx-no-translation")
@@ -87,7 +85,7 @@ async def test_a_custom_op_without_translation_is_refused_by_onnx_and_core_aten_
 
 @needs_onnx
 async def test_a_wrong_decomposition_exports_but_differs_and_the_line_is_found(engine: Engine, write) -> None:
-    path = write("wrong.py", CUSTOM_OP.format(ns="el_wrong", decomposition=WRONG.format(ns="el_wrong")))
+    path = write("wrong.py", custom_op("el_wrong", WRONG.format(ns="el_wrong")))
     result = await _check(engine, path, "onnx")
     mismatch = only(result, "onnx-numeric-mismatch")
     assert mismatch.severity == "warning"
@@ -110,7 +108,7 @@ async def test_a_dynamic_dim_is_kept_through_onnx_and_checked_at_a_second_size(e
 
 
 async def test_a_custom_op_is_outside_core_aten_on_every_torch(engine: Engine, write) -> None:
-    path = write("custom.py", CUSTOM_OP.format(ns="el_core", decomposition=""))
+    path = write("custom.py", custom_op("el_core"))
     result = await _check(engine, path, "core-aten")
     core = only(result, "core-aten-op")
     assert core.range.start.line == line_of(path, "z = scale(y)") and core.severity == "error"

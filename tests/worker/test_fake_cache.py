@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from exportlens.engine import Engine, EngineOptions
 from tests.conftest import check
+from tests.custom_ops import scale_op
 
 MODEL = """
 import torch
@@ -37,17 +38,8 @@ BRANCH = MODEL.replace(
     "        y = self.layers(x)\n        if y.sum() > 0:\n            return y\n        return y.softmax(-1)",
 )
 
-CUSTOM_OP = """
-import torch
+WITH_OP = """
 from torch import nn
-
-@torch.library.custom_op("cachetest::twice", mutates_args=())
-def twice(x: torch.Tensor) -> torch.Tensor:
-    return x * 2
-
-@twice.register_fake
-def _(x):
-    return torch.empty_like(x)
 
 class WithOp(nn.Module):
     def __init__(self):
@@ -55,11 +47,12 @@ class WithOp(nn.Module):
         self.linear = nn.Linear(28, 12)
 
     def forward(self, x):
-        return twice(self.linear(x)).tanh()
+        return scale(self.linear(x)).tanh()
 
     def example_inputs(self):
         return (torch.randn(3, 28),)
 """
+CUSTOM_OP = scale_op("cachetest") + WITH_OP
 
 # The user's own Meta kernel for aten.tanh (right, but not torch's): its entries answer for it.
 OVERRIDE = """
