@@ -11,6 +11,7 @@ import { ServerCommand, ShowGraphCommand, ShowGraphTextCommand, type ExportModul
 import { classAt } from './pySource';
 import { MODES, SECTION, modeLabel, type Mode } from './settings';
 import { SHOW_LOGS_COMMAND, type ServerStatus } from './status';
+import { runStoppable } from './stoppable';
 
 export const Command = {
   exportThisModule: 'exportlens.exportThisModule',
@@ -67,7 +68,15 @@ export class Commands {
     try {
       result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `ExportLens: exporting ${name}`, cancellable: true },
-        (_progress, token) => manager.execute(ServerCommand.exportModule, [uri, position], token),
+        (_progress, token) =>
+          runStoppable(
+            (command, args) => manager.execute(command, args),
+            ServerCommand.exportModule,
+            ServerCommand.cancelExport,
+            [uri, position],
+            token,
+            (message) => this.deps.log.error(message),
+          ),
       );
     } catch (error) {
       const text = String(error instanceof Error ? error.message : error);
@@ -83,6 +92,10 @@ export class Commands {
       return undefined;
     } finally {
       status.busy(busyKey, false);
+    }
+    if (result.status === 'cancelled') {
+      void vscode.window.showInformationMessage(`ExportLens: export of ${name} cancelled.`);
+      return result;
     }
     await graphView.show(uri, result.module, result);
     return result;

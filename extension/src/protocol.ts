@@ -30,6 +30,8 @@ export interface Position {
 export const ServerCommand = {
   /** Exports the module at the position now; also the server's code lens (client.ts middleware runs it). */
   exportModule: new CommandType<[uri: string, position: Position], ExportModuleResult>('exportlens.exportModule'),
+  /** Stops that export (its job's child is killed; exportModule answers status "cancelled"). */
+  cancelExport: new CommandType<[uri: string, position: Position], { cancelled: boolean }>('exportlens.cancelExport'),
   /** Exports first when nothing is cached. */
   graph: new CommandType<[uri: string, module: string], GraphResult>('exportlens.graph'),
   /** The structured graph the "ExportLens: Graph" panel draws (lsp/graph_command.py); exports first when nothing is cached. */

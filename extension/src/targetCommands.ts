@@ -10,6 +10,7 @@ import type { ServerManager } from './client';
 import type { Commands } from './commands';
 import { ServerCommand, type CompileAotiResult, type SavePt2Result } from './protocol';
 import { classAt } from './pySource';
+import { runStoppable } from './stoppable';
 
 export const TargetCommand = {
   compileAoti: 'exportlens.compileWithAoti',
@@ -41,19 +42,15 @@ export class TargetCommands {
     try {
       result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `ExportLens: compiling ${module} with AOTInductor`, cancellable: true },
-        async (_progress, token) => {
-          // The server's own command stops it: an executeCommand's $/cancelRequest does not reach it.
-          const cancel = token.onCancellationRequested(() => {
-            this.deps.manager.execute(ServerCommand.cancelAoti, [source, module]).catch((error: unknown) => {
-              this.deps.log.error(`cancelAoti: ${String(error)}`);
-            });
-          });
-          try {
-            return await this.deps.manager.execute(ServerCommand.compileAoti, [source, module]);
-          } finally {
-            cancel.dispose();
-          }
-        },
+        (_progress, token) =>
+          runStoppable(
+            (command, args) => this.deps.manager.execute(command, args),
+            ServerCommand.compileAoti,
+            ServerCommand.cancelAoti,
+            [source, module],
+            token,
+            (message) => this.deps.log.error(message),
+          ),
       );
     } catch (error) {
       const text = String(error instanceof Error ? error.message : error);

@@ -1,7 +1,8 @@
 """workspace/executeCommand: export now, graph text, save .pt2, re-check, server status.
 
 Arguments are positional, as VS Code passes them:
-- `exportlens.exportModule(uri, position)` → {module, status, findings, summary, graph}
+- `exportlens.exportModule(uri, position)` → {module, status, findings, summary, graph}; status
+  "cancelled" after `exportlens.cancelExport(uri, position)` → {cancelled}
 - `exportlens.graph(uri, module)` → {module, code, stale}; exports first if nothing is cached
 - `exportlens.savePt2(uri, module, path)` → {path, status, seconds, findings}
 - `exportlens.recheck(uri)` → {scheduled}
@@ -30,6 +31,8 @@ def register(server: ExportLensServer) -> None:
     async def export_module(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
         target = _target(ls, uri, position.line)
         entry = await ls.scheduler.export_now(uri, target)
+        if entry == "cancelled":
+            return {"module": target.name, "status": "cancelled", "findings": [], "summary": {}, "graph": ""}
         result = entry.results[0] if entry and entry.results else None
         graph = (result.graph or {}) if result else {}
         return {
@@ -39,6 +42,12 @@ def register(server: ExportLensServer) -> None:
             "summary": {k: graph[k] for k in MODULE_SUMMARY_KEYS if k in graph},
             "graph": graph.get("code", ""),
         }
+
+    @server.command("exportlens.cancelExport")
+    def cancel_export(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
+        """The Cancel of exportModule's notification: an executeCommand's `$/cancelRequest`
+        cancels only pygls's wrapper of the command, never the command's own task."""
+        return {"cancelled": ls.scheduler.cancel_export(uri, _target(ls, uri, position.line).name)}
 
     @server.command("exportlens.graph")
     async def graph_text(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
@@ -50,7 +59,8 @@ def register(server: ExportLensServer) -> None:
             target = next((t for t in found.targets if t.name == module), None)
             if target is None:
                 raise ValueError(f"no module {module!r} in {uri}")
-            entry = await ls.scheduler.export_now(uri, target)
+            exported = await ls.scheduler.export_now(uri, target)
+            entry = None if exported == "cancelled" else exported
         code = "\n\n".join(
             f"# {r.mode}\n{r.graph.get('code', '')}" for r in (entry.results if entry else []) if r.graph
         )

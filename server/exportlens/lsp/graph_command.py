@@ -32,7 +32,8 @@ def register(server: ExportLensServer) -> None:
                 raise ValueError(
                     f"{module!r} is part of {target.part_of!r}: show the graph of {target.part_of!r}"
                 )
-            entry = await ls.scheduler.export_now(uri, target)
+            exported = await ls.scheduler.export_now(uri, target)
+            entry = None if exported == "cancelled" else exported
         keys = doc.module_keys(ls.settings.results_key())
         return {
             "module": module,

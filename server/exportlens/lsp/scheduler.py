@@ -16,7 +16,8 @@ import asyncio
 import dataclasses
 import logging
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
 
 from ..check import CheckOptions, EarlyReport, check_document
 from ..discovery import Target
@@ -43,6 +44,8 @@ CHECKED = "exportlens/fileChecked"  # notification: {uri, version, cancelled} on
 class Scheduler:
     def __init__(self, ls: ExportLensServer) -> None:
         self.ls = ls
+        # (uri, module) -> what the user's Cancel of that module's running export calls
+        self._cancels: dict[tuple[str, str], Callable[[], None]] = {}
 
     def schedule(self, uri: str, *, delay: float = 0.0, force: bool = False) -> None:
         state = self.ls.file(uri)
@@ -153,6 +156,9 @@ class Scheduler:
             if task is not None:
                 task.cancel()
 
+        for name in names:
+            self._cancels[(state.uri, name)] = user_cancel
+
         def early(result: ModuleResult, findings: list[Finding]) -> None:
             """A module's first failure: shown now, completed when its job ends."""
             entry = state.entries.get(result.name)
@@ -184,6 +190,9 @@ class Scheduler:
             return False
         finally:
             state.running -= names
+            for name in names:
+                if self._cancels.get((state.uri, name)) is user_cancel:
+                    del self._cancels[(state.uri, name)]
         fresh: dict[str, ModuleEntry] = {}
         for results, findings in found:
             for result in results:
@@ -212,15 +221,25 @@ class Scheduler:
                 f.module = next(iter(names)) if len(names) == 1 else f.module
         return result.modules, findings
 
-    async def export_now(self, uri: str, target: Target) -> ModuleEntry | None:
-        """Export one module of the buffer now (a command), cache and publish the result."""
+    async def export_now(self, uri: str, target: Target) -> ModuleEntry | Literal["cancelled"] | None:
+        """Export one module of the buffer now (a command), cache and publish the result;
+        "cancelled" when the user cancelled it (`cancel_export`, or the server's progress)."""
         if not self.ls.trusted:
             raise PermissionError("the workspace is untrusted: ExportLens runs no code")
         state, doc = self.ls.file(uri), self.ls.document(uri)
         keys = doc.module_keys(self.ls.settings.results_key())
-        await self._batch(state, doc, [target], keys)
+        if not await self._batch(state, doc, [target], keys):
+            return "cancelled"
         self.publish(state, doc, keys)
         return state.entries.get(target.name)
+
+    def cancel_export(self, uri: str, module: str) -> bool:
+        """The user's Cancel of the running export of `module`: its job's child is killed, the
+        worker lives on. False: none is running."""
+        cancel = self._cancels.get((uri, module))
+        if cancel is not None:
+            cancel()
+        return cancel is not None
 
     def publish(self, state: FileState, doc: Document, keys: dict[str, str], stale: bool = False) -> None:
         """Publish for `doc`; `stale`: also every cached module's findings, marked stale."""
