@@ -79,16 +79,13 @@ export class Commands {
           ),
       );
     } catch (error) {
+      // a Cancel is not an error: exportModule answers status "cancelled" (below)
       const text = String(error instanceof Error ? error.message : error);
-      if (/cancel/i.test(text)) {
-        void vscode.window.showInformationMessage(`ExportLens: export of ${name} cancelled.`);
-      } else {
-        void vscode.window.showErrorMessage(`ExportLens: export failed: ${text}`, 'Show logs').then((pick) => {
-          if (pick !== undefined) {
-            this.deps.log.show(true);
-          }
-        });
-      }
+      void vscode.window.showErrorMessage(`ExportLens: export failed: ${text}`, 'Show logs').then((pick) => {
+        if (pick !== undefined) {
+          this.deps.log.show(true);
+        }
+      });
       return undefined;
     } finally {
       status.busy(busyKey, false);

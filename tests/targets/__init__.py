@@ -58,3 +58,25 @@ if __name__ == "__main__":
 
 def int_op(namespace: str) -> str:
     return _INT_OP.replace("NS::", f"{namespace}::")
+
+
+# A small MLP with a dynamic batch, exported by its own script run (seeded: the AOTI test builds
+# the same weights to compare the package with).
+MLP = """
+    import torch
+    from torch.export import Dim
+
+    class MLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(8, 32)
+            self.fc2 = torch.nn.Linear(32, 4)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x)))
+
+    if __name__ == "__main__":  # the test's own run of the file skips it
+        torch.manual_seed(0)
+        batch = Dim("batch", max=64)
+        torch.export.export(MLP().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: batch},))
+"""

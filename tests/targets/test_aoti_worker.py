@@ -12,27 +12,9 @@ from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
-from tests.targets import int_op
+from tests.targets import MLP, int_op
 from tests.worker_torch import WorkerTorch
 
-MLP = """
-    import torch
-    from torch.export import Dim
-
-    class MLP(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1 = torch.nn.Linear(8, 32)
-            self.fc2 = torch.nn.Linear(32, 4)
-
-        def forward(self, x):
-            return self.fc2(torch.relu(self.fc1(x)))
-
-    if __name__ == "__main__":  # the test's own run of the file skips it
-        torch.manual_seed(0)  # the test builds the same weights to compare the package with
-        batch = Dim("batch", max=64)
-        torch.export.export(MLP().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: batch},))
-"""
 INT_OP = int_op("el_aoti")
 
 

@@ -15,7 +15,7 @@ from exportlens.findings import FileResult
 from tests.conftest import line_of, only
 from tests.custom_ops import scale_op
 from tests.paths import ROOT
-from tests.targets import needs_onnx
+from tests.targets import MLP, needs_onnx
 
 NET = """
 
@@ -42,21 +42,6 @@ WRONG = """
     @torch._decomp.register_decomposition(torch.ops.{ns}.scale.default)
     def _wrong(x):
         return x * 3
-"""
-MLP = """
-    import torch
-    from torch.export import Dim
-
-    class MLP(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1 = torch.nn.Linear(8, 32)
-            self.fc2 = torch.nn.Linear(32, 4)
-
-        def forward(self, x):
-            return self.fc2(torch.relu(self.fc1(x)))
-
-    torch.export.export(MLP().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: Dim("batch", max=64)},))
 """
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 from typing import Any
 
 CAP = 20_000  # entries the worker keeps: a few MB; a model whose shapes keep changing stops here
@@ -62,7 +63,7 @@ def added_since(start: int, limit: int = 5_000) -> dict[str, object] | None:
         codec = _the_codec()
         codec.ops_seen.clear()
         entries: list[object] = []
-        for key, value in list(cache.items())[start : start + limit]:
+        for key, value in list(itertools.islice(cache.items(), start, start + limit)):
             try:
                 entries.append([codec.encode(key.key), codec.encode(value)])
             except Unencodable:
