@@ -9,7 +9,7 @@ import {
   DidChangeConfigurationNotification,
   ErrorAction,
   ExecuteCommandRequest,
-  LanguageClient,
+  type LanguageClient,
   LogMessageNotification,
   State,
   type ErrorHandler,
@@ -18,6 +18,7 @@ import {
 } from 'vscode-languageclient/node';
 import { checkInterpreter, findOnPath, isExecutableFile, resolveInterpreter, type Check } from './interpreter';
 import { layout, serverLaunch } from './launch';
+import { QuietLanguageClient } from './quietClient';
 import { ServerProcesses, type ProcessLaunch } from './serverProcess';
 import {
   CONFIG_SECTION,
@@ -267,7 +268,7 @@ export class ServerManager implements vscode.Disposable {
             : (next(command, args) as unknown),
       },
     };
-    const client = new LanguageClient('exportlens', 'ExportLens', serverOptions, clientOptions);
+    const client = new QuietLanguageClient('exportlens', 'ExportLens', serverOptions, clientOptions);
     // The server writes each log record to stderr, which the client copies into this channel,
     // and sends it as window/logMessage too: both printed every line twice. stderr is the
     // complete one (pygls's own warnings, a traceback when the server dies), so it stays.

@@ -309,6 +309,26 @@ test('Show logs and Restart server work; the server comes back ready', async () 
   );
 });
 
+test('a restart while the editor asks for code lenses shows no error', async () => {
+  // The editor asks again after each check; a request on its way as the client stops met a
+  // closed connection, and the stock client told the user "Request textDocument/codeLens failed."
+  const editor = await open('guarded.py');
+  let asking = true;
+  let asked = 0;
+  const askers = [0, 1, 2, 3].map(async () => {
+    while (asking) {
+      await vscode.commands.executeCommand('vscode.executeCodeLensProvider', editor.document.uri);
+      asked++;
+    }
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  await vscode.commands.executeCommand('exportlens.restartServer');
+  await ready();
+  asking = false;
+  await Promise.all(askers);
+  assert.ok(asked > 20, `asked for code lenses ${asked} times across the restart`);
+});
+
 test('a bad interpreter gives a clear error status; commands explain it', async () => {
   const lens = await api();
   const original = vscode.workspace.getConfiguration('exportlens').get<string>('interpreter');

@@ -35,7 +35,7 @@ function clip(text: string): string {
 
 /**
  * Problems with the log: a line said twice in a row (protocol traces aside, which legitimately
- * repeat), or the server's "ready" line not once per start the client logged.
+ * repeat), a failed request, or the server's "ready" line not once per start the client logged.
  */
 export function outputLogProblems(file: string): string[] {
   const entries = readFileSync(file, 'utf8')
@@ -48,6 +48,10 @@ export function outputLogProblems(file: string): string[] {
     if (said(before) === said(now)) {
       problems.push(`logged twice: «${clip(before)}» / «${clip(now)}»`);
     }
+  }
+  // A feature request the server answered with an error (quietClient.ts logs it, shows nothing).
+  for (const text of entries.filter((t) => /\bRequest \S+ failed\b/.test(t))) {
+    problems.push(`a request failed: «${clip(text)}»`);
   }
   const starts = entries.filter((t) => /^Python \S+, torch \S+$/.test(t)).length;
   const ready = entries.filter((t) => t.includes('ExportLens server ready')).length;
