@@ -43,10 +43,13 @@ async def test_cancel_export_stops_the_export_and_the_worker_goes_on(server: Ses
     worker = (await server.command("exportlens.status"))["workerPid"]
     flag = server.root / "slow.flag"
     flag.write_text("")
+    bars = set(server.client.progress_reports)
     try:
         exporting = asyncio.ensure_future(server.command("exportlens.exportModule", uri, at))
         await asyncio.sleep(3.0)  # inside forward's sleep
         assert not exporting.done()
+        # the command's caller shows the progress (the extension's, with its Cancel): not the server
+        assert set(server.client.progress_reports) == bars
         asked = time.monotonic()
         assert await server.command("exportlens.cancelExport", uri, at) == {"cancelled": True}
         result = await asyncio.wait_for(exporting, 15)

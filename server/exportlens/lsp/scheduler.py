@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import re
@@ -137,9 +138,15 @@ class Scheduler:
         return sites, parent_files(index, roots, targets, path, sites)
 
     async def _batch(
-        self, state: FileState, doc: Document, batch: list[Target], keys: dict[str, str]
+        self,
+        state: FileState,
+        doc: Document,
+        batch: list[Target],
+        keys: dict[str, str],
+        progress: bool = True,
     ) -> bool:
-        """Export `batch`; False when the user cancelled it."""
+        """Export `batch`, with a progress bar unless the caller shows its own; False when the
+        user cancelled it."""
         version = doc.version
         names = {t.name for t in batch}
         local = {t.name for t in batch if t.name not in state.sites and t.name not in state.parents}
@@ -172,7 +179,9 @@ class Scheduler:
 
         found: list[Checked] = []
         try:
-            async with ExportProgress(self.ls, "exporting " + ", ".join(sorted(names)), user_cancel):
+            message = "exporting " + ", ".join(sorted(names))
+            bar = ExportProgress(self.ls, message, user_cancel) if progress else contextlib.nullcontext()
+            async with bar:
                 jobs = []
                 if local:
                     jobs.append(self._local(engine, doc, options, local, early))
@@ -223,12 +232,13 @@ class Scheduler:
 
     async def export_now(self, uri: str, target: Target) -> ModuleEntry | Literal["cancelled"] | None:
         """Export one module of the buffer now (a command), cache and publish the result;
-        "cancelled" when the user cancelled it (`cancel_export`, or the server's progress)."""
+        "cancelled" when the user cancelled it (`cancel_export`). No progress bar of the server's:
+        the command's caller shows its own, with its Cancel (a second one said the same)."""
         if not self.ls.trusted:
             raise PermissionError("the workspace is untrusted: ExportLens runs no code")
         state, doc = self.ls.file(uri), self.ls.document(uri)
         keys = doc.module_keys(self.ls.settings.results_key())
-        if not await self._batch(state, doc, [target], keys):
+        if not await self._batch(state, doc, [target], keys, progress=False):
             return "cancelled"
         self.publish(state, doc, keys)
         return state.entries.get(target.name)
