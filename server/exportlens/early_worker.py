@@ -28,7 +28,8 @@ def worker_argv(python: str) -> list[str]:
 
 
 def worker_flags(parallel: int, spares: bool, warm_first: bool) -> dict[str, str]:
-    """What the worker's environment adds to the caller's (worker/main.py, loop.py, spare.py, warmup.py read them)."""
+    """What the worker's environment adds to the caller's (read by worker/main.py, loop.py,
+    spare.py and warmup.py)."""
     flags = {"EXPORTLENS_PARALLEL": str(parallel), "PYTHONUNBUFFERED": "1"}
     if not spares:
         flags["EXPORTLENS_SPARE"] = "0"

@@ -127,7 +127,21 @@ def prepare_for_forking() -> None:
     import torch._functorch.aot_autograd
     import torch.export._trace  # noqa: F401
 
-    from . import allfailures, child, failure, inputs, loader, sizing, summary  # noqa: F401
+    # Every module a job's child may use (tests/worker/test_child_imports_nothing.py): one the
+    # child imports itself is loaded again in each child, on every check.
+    from . import (  # noqa: F401
+        allfailures,
+        child,
+        eager,
+        failure,
+        guard_sites,
+        inputs,
+        loader,
+        part_inputs,
+        sizing,
+        summary,
+        verify,
+    )
 
     # No collection first: with the collector off since the start there is little garbage, and
     # a full collection of these ~300,000 objects is 0.3 s on the way to the first job.
