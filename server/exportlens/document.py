@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 _OTHER_BREAKS = frozenset("\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
 
+ON_DISK_LIMIT = 2000  # files whose last Document read from disk is kept (`Document.from_file`)
+
+
 @dataclass(frozen=True, eq=False)
 class Document:
     path: str  # resolved path the code runs under (for a buffer that is no file: one that exists nowhere)
@@ -46,11 +49,22 @@ class Document:
 
     @classmethod
     def from_file(cls, path: str) -> Document:
-        """The file's text decoded as Python does (raises SyntaxError / UnicodeDecodeError)."""
+        """The file's text decoded as Python does (raises OSError, SyntaxError, UnicodeDecodeError).
+
+        A file read again with the same text is the same `Document`: the workspace files a check
+        reads (a parent file, an export site, what a module imports) are parsed once per text,
+        however many checks read them. Keyed by the text itself, not by its mtime: a file
+        rewritten within the clock's resolution is never taken for its old self."""
         import tokenize
 
         with tokenize.open(path) as stream:
-            return cls(path, stream.read())
+            text = stream.read()
+        known = _ON_DISK.pop(path, None)
+        doc = known if known is not None and known.text == text else cls(path, text)
+        if len(_ON_DISK) >= ON_DISK_LIMIT:
+            _ON_DISK.pop(next(iter(_ON_DISK)))  # the least recently read file
+        _ON_DISK[path] = doc
+        return doc
 
     @functools.cached_property
     def source_text(self) -> SourceText:
@@ -122,6 +136,7 @@ class Document:
 # id(text) -> its document, while the document lives (it holds the text, so the id cannot be reused
 # by another string before the entry goes).
 _OWNERS: weakref.WeakValueDictionary[int, Document] = weakref.WeakValueDictionary()
+_ON_DISK: dict[str, Document] = {}  # path -> its last Document read from disk, oldest read first
 
 
 def document_of(text: str) -> Document:

@@ -5,16 +5,12 @@ which workspace files a module's results depend on)."""
 from __future__ import annotations
 
 import ast
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .document import Document
 from .job_building import import_roots
-
-_PARSED_LIMIT = 2000  # files whose syntax trees are kept, keyed by their mtime and size
-_parsed: dict[str, tuple[tuple[int, int], ast.Module | None]] = {}
 
 
 @dataclass(frozen=True)
@@ -67,21 +63,9 @@ def loaded_files(tree: ast.Module, folder: Path, roots: list[str]) -> list[str]:
 
 def parsed(path: str) -> ast.Module | None:
     """The syntax tree of a workspace file on disk (None: unreadable or not Python), parsed again
-    only when the file changed."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    stamp = (stat.st_mtime_ns, stat.st_size)
-    kept = _parsed.get(path)
-    if kept is not None and kept[0] == stamp:
-        return kept[1]
+    only when its text changed (`Document.from_file`)."""
     try:
         doc = Document.from_file(path)
-        tree = doc.tree if doc.syntax_error is None else None
     except (OSError, SyntaxError, UnicodeDecodeError):
-        tree = None
-    if len(_parsed) >= _PARSED_LIMIT:
-        _parsed.pop(next(iter(_parsed)))
-    _parsed[path] = (stamp, tree)
-    return tree
+        return None
+    return doc.tree if doc.syntax_error is None else None

@@ -99,3 +99,48 @@ async def test_one_edit_is_parsed_once(counted_server: tuple[Session, Path]) -> 
 
 def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(textwrap.dedent(text).splitlines()) if needle in line)
+
+
+# A part-only file and the workspace file that exports what it is part of (lsp/elsewhere.py).
+BLOCK = """
+import torch
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        return x.relu() * 2
+"""
+PARENT = """
+import torch
+
+from block import Block
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def forward(self, x):
+        return self.block(x) + 1
+
+
+if __name__ == "__main__":
+    torch.export.export(Net(), (torch.ones(3),))
+"""
+
+
+async def test_a_parent_file_on_disk_is_parsed_once_across_checks(counted_server: tuple[Session, Path]) -> None:
+    """Each check of `block.py` runs `model.py` (the export site, the parent's check, the import
+    links and the result keys all read it): its text is parsed once, not once per reader and
+    check."""
+    server, log = counted_server
+    _, parent = server.write("model.py", PARENT)
+    uri, text = server.write("block.py", BLOCK)
+    assert await server.open_uri(uri, text) == []
+    lenses = await server.lenses(uri)
+    assert any(title.startswith("part of a module of model.py · alone: ✓ exports") for title in lenses), lenses
+    for factor in ("3", "4"):
+        version = server.change(uri, text.replace("* 2", f"* {factor}"))
+        assert await server.wait_checked(uri, version) == []
+    assert parses_of(log, parent) == 1, "the parent file's one text, parsed once in the server"

@@ -76,12 +76,11 @@ class SiteIndex:
     def _real(self, path: str) -> bool:
         """A module of `path` has real inputs: an export call or an `example_inputs` method."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            doc = Document.from_file(path)  # parsed once per text, however many checks ask
+        except (OSError, SyntaxError, UnicodeDecodeError):
             return False
-        if "export" not in text and "example_inputs" not in text:
+        if "export" not in doc.text and "example_inputs" not in doc.text:
             return False
-        doc = Document(path, text)
         return doc.syntax_error is None and any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.targets)
 
     def _scan(self, roots: list[str]) -> list[str]:
@@ -104,11 +103,10 @@ class SiteIndex:
             return cached[2]
         exports: Exports = {}
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            text = ""
-        doc = Document(path, text)
-        if "export" in text and doc.syntax_error is None:
+            doc = Document.from_file(path)
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            doc = Document(path, "")
+        if "export" in doc.text and doc.syntax_error is None:
             exported = {
                 t.name for t in doc.discovery.targets if t.class_name is None
             }  # imported, not defined
