@@ -130,7 +130,9 @@ if __name__ == "__main__":
 """
 
 
-async def test_a_parent_file_on_disk_is_parsed_once_across_checks(counted_server: tuple[Session, Path]) -> None:
+async def test_a_parent_file_on_disk_is_parsed_once_across_checks(
+    counted_server: tuple[Session, Path],
+) -> None:
     """Each check of `block.py` runs `model.py` (the export site, the parent's check, the import
     links and the result keys all read it): its text is parsed once, not once per reader and
     check."""
@@ -139,7 +141,8 @@ async def test_a_parent_file_on_disk_is_parsed_once_across_checks(counted_server
     uri, text = server.write("block.py", BLOCK)
     assert await server.open_uri(uri, text) == []
     lenses = await server.lenses(uri)
-    assert any(title.startswith("part of a module of model.py · alone: ✓ exports") for title in lenses), lenses
+    alone = "part of a module of model.py · alone: ✓ exports"
+    assert any(title.startswith(alone) for title in lenses), lenses
     for factor in ("3", "4"):
         version = server.change(uri, text.replace("* 2", f"* {factor}"))
         assert await server.wait_checked(uri, version) == []
