@@ -6,9 +6,11 @@ in-process `torch.export`; hover latency from the cache; the server's RSS.
 The models are run.py's (bench/models.py).  debounceMs is 0, so the figure is the server's
 own overhead plus the worker's export.  Each model is edited twice over: with a 1 s pause
 after each check (the user looks at the result; the worker is idle and keeps a warm spare
-child) and back to back (the next edit the moment the last check ends: no idle time at all).  The
-same files are also checked through the engine directly (the server's floor) and exported
-in the floor process (`measure.py floor`), one measurement at a time.
+child) and back to back (the next edit the moment the last check ends: no idle time at all).
+After each block of edits, once the worker is idle, a floor process kept alive (`measure.py
+floor-serve`) exports the same model as many times: the warm export each latency is read
+against comes from the same minutes (this machine's speed drifts between minutes).  The same
+files are also checked through the engine directly (the server's floor), after the server.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from lsprotocol import types
 from tests.lsp.conftest import Session, start, stop
 
 from exportlens.engine import Engine, EngineOptions
-from measure import FloorTarget, floor_times, median, percentile
+from measure import FloorServer, FloorTarget, median, percentile
 from models import ModelSpec, mlp, transformer
 from run import engine_job
 
+BLOCK = 6  # edits between two rounds of the floor's exports (even: edit_latencies toggles an edit)
+SETTLE_SPARE = 2.0  # s after a block before the floor's round: the worker's spare is forked and warm
 PAUSES = (1.0, 0.0)  # seconds between one check's end and the next edit: a look, then none
 # The worker's warm-up runs between the first jobs after opening (issue 18: the first squiggle
 # comes sooner): edits in those seconds are the opening's (first_diagnostic.py), not measured.
@@ -51,7 +55,7 @@ class ModelLatency:
     edit_p50_ms: float  # didChange sent → its diagnostics published
     edit_p95_ms: float
     engine_ms: float  # median check_file through the engine directly: the server's floor
-    floor_ms: float  # median warm in-process export (measure.py floor)
+    floor_ms: float  # median warm in-process export, beside this row's edits (measure.py floor-serve)
 
 
 @dataclass
@@ -100,6 +104,32 @@ async def edit_latencies(
     return latencies
 
 
+async def edits_beside_floor(
+    session: Session,
+    uri: str,
+    source: str,
+    spec: ModelSpec,
+    edits: int,
+    pause: float,
+    floor: FloorServer,
+    index: int,
+) -> tuple[list[float], list[float]]:
+    """`edits` edit latencies in blocks of BLOCK, each block followed by as many warm exports in
+    the floor process once the worker is idle: the figure and its reference share the machine's
+    minutes. Back to back, each block starts with two edits not counted (the first after the
+    floor's round finds a warm spare, as no edit back to back does)."""
+    latencies: list[float] = []
+    floors: list[float] = []
+    while len(latencies) < edits:
+        if pause == 0.0:
+            await edit_latencies(session, uri, source, spec, 2, 0.0)
+        block = await edit_latencies(session, uri, source, spec, min(BLOCK, edits - len(latencies)), pause)
+        latencies += block
+        await asyncio.sleep(SETTLE_SPARE)
+        floors += [s * 1000 for s in await floor.exports(index, len(block))]
+    return latencies, floors
+
+
 async def hover_latencies(
     session: Session, uri: str, source: str, spec: ModelSpec, hovers: int
 ) -> list[float]:
@@ -125,7 +155,8 @@ async def engine_ms(engine: Engine, path: Path, spec: ModelSpec, runs: int) -> f
 
 
 async def measure_lsp(edits: int, hovers: int, engine: Engine | None = None, layers: int = 4) -> LspReport:
-    """Server first (then stopped), the engine next, the floor process last: never two at once.
+    """The server's edits, each block of them beside the floor process's warm exports; the engine
+    after the server is stopped: never two measured at once.
 
     `engine` (for the direct checks) is left open; by default a fresh one, closed at the end.
     """
@@ -133,25 +164,27 @@ async def measure_lsp(edits: int, hovers: int, engine: Engine | None = None, lay
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp).resolve()
         paths = {spec.key: spec.write(root, strict=False) for spec in specs}
-        session = await start(root, {"debounceMs": 0, "timeoutSeconds": 120})
-        try:
-            latencies: dict[tuple[str, float], list[float]] = {}
-            hover_ms: list[float] = []
-            opened = time.perf_counter()
-            for spec in specs:
-                source = paths[spec.key].read_text(encoding="utf-8")
-                await session.open(paths[spec.key].name, source)
-                uri = paths[spec.key].resolve().as_uri()
-                while time.perf_counter() - opened < SETTLE:  # discarded: the opening's edits
-                    await edit_latencies(session, uri, source, spec, 2, 1.0)
-                for pause in PAUSES:
-                    latencies[spec.key, pause] = await edit_latencies(
-                        session, uri, source, spec, edits, pause
-                    )
-                hover_ms += await hover_latencies(session, uri, source, spec, hovers)
-            status = await session.command("exportlens.status")
-        finally:
-            await stop(session)
+        targets = [FloorTarget(paths[spec.key], spec.class_name, spec.inputs, False) for spec in specs]
+        latencies: dict[tuple[str, float], tuple[list[float], list[float]]] = {}
+        hover_ms: list[float] = []
+        async with FloorServer(targets) as floor:
+            session = await start(root, {"debounceMs": 0, "timeoutSeconds": 120})
+            try:
+                opened = time.perf_counter()
+                for index, spec in enumerate(specs):
+                    source = paths[spec.key].read_text(encoding="utf-8")
+                    await session.open(paths[spec.key].name, source)
+                    uri = paths[spec.key].resolve().as_uri()
+                    while time.perf_counter() - opened < SETTLE:  # discarded: the opening's edits
+                        await edit_latencies(session, uri, source, spec, 2, 1.0)
+                    for pause in PAUSES:
+                        latencies[spec.key, pause] = await edits_beside_floor(
+                            session, uri, source, spec, edits, pause, floor, index
+                        )
+                    hover_ms += await hover_latencies(session, uri, source, spec, hovers)
+                status = await session.command("exportlens.status")
+            finally:
+                await stop(session)
         owned = engine is None
         engine = engine or Engine(EngineOptions(timeout=120.0))
         try:
@@ -159,8 +192,6 @@ async def measure_lsp(edits: int, hovers: int, engine: Engine | None = None, lay
         finally:
             if owned:
                 await engine.close()
-        targets = [FloorTarget(paths[spec.key], spec.class_name, spec.inputs, False) for spec in specs]
-        floor = await floor_times(targets, edits)
     report = LspReport(
         edits=edits,
         torch=str(status["torch"]),
@@ -169,12 +200,12 @@ async def measure_lsp(edits: int, hovers: int, engine: Engine | None = None, lay
         torch_in_server=bool(status["torchImported"]),
         hover_ms=hover_ms,
     )
-    for spec, seconds in zip(specs, floor.seconds, strict=True):
+    for spec in specs:
         for pause in PAUSES:
-            times = latencies[spec.key, pause]
+            times, floors = latencies[spec.key, pause]
             p50, p95 = percentile(times, 50), percentile(times, 95)
             report.rows.append(
-                ModelLatency(spec.key, spec.label, pause, p50, p95, direct[spec.key], median(seconds) * 1000)
+                ModelLatency(spec.key, spec.label, pause, p50, p95, direct[spec.key], median(floors))
             )
     return report
 

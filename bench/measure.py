@@ -155,7 +155,85 @@ def floor_main(argv: list[str]) -> None:
     print(json.dumps({"seconds": results, "pid": os.getpid(), "rss_mb": rss_mb()}))
 
 
+class FloorServer:
+    """A floor process kept alive: asked for a few warm exports of a target at a time, so the
+    reference is measured in the same minutes as what it is compared with (this machine's speed
+    drifts from one minute to the next; a reference taken minutes apart compared other machines).
+
+    `async with FloorServer(targets) as floor: seconds = await floor.exports(index, n)`.
+    """
+
+    def __init__(self, targets: Sequence[FloorTarget]) -> None:
+        self.spec = json.dumps(
+            [
+                {"path": str(t.path), "class": t.class_name, "inputs": t.inputs, "strict": t.strict}
+                for t in targets
+            ]
+        )
+        self.proc: asyncio.subprocess.Process | None = None
+        self.rss_mb = 0.0
+
+    async def __aenter__(self) -> FloorServer:
+        argv = [sys.executable, str(Path(__file__).resolve()), "floor-serve", self.spec]
+        self.proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        if (await self._line()) != "ready":
+            raise RuntimeError("the floor process did not start")
+        return self
+
+    async def exports(self, index: int, n: int) -> list[float]:
+        """Seconds of `n` warm exports of target `index`, one after another."""
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(f"{index} {n}\n".encode())
+        await self.proc.stdin.drain()
+        answer: dict[str, Any] = json.loads(await self._line())
+        self.rss_mb = float(answer["rss_mb"])
+        return [float(x) for x in answer["seconds"]]
+
+    async def _line(self) -> str:
+        assert self.proc is not None and self.proc.stdout is not None
+        line = await self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the floor process exited ({await self.proc.wait()})")
+        return line.decode().strip()
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.proc is not None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            await self.proc.wait()
+
+
+def floor_serve_main(argv: list[str]) -> None:
+    """The kept floor process: loads and warms each target, says "ready", then answers each
+    "INDEX N" line of stdin with the seconds of N warm exports of that target."""
+    import torch
+
+    loaded = []
+    for target in json.loads(argv[0]):
+        names = runpy.run_path(target["path"], run_name="exportlens_bench_model")  # not __main__
+        cls, strict = names[target["class"]], bool(target["strict"])
+        example = eval(target["inputs"], names)
+        torch.export.export(cls(), example, strict=strict)  # warm-up
+        loaded.append((cls, example, strict))
+    print("ready", flush=True)
+    for line in sys.stdin:
+        index, n = map(int, line.split())
+        cls, example, strict = loaded[index]
+        seconds = []
+        for _ in range(n):
+            model = cls()
+            started = time.perf_counter()
+            torch.export.export(model, example, strict=strict)
+            seconds.append(time.perf_counter() - started)
+        print(json.dumps({"seconds": seconds, "rss_mb": rss_mb()}), flush=True)
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["floor"]:
-        sys.exit("usage: measure.py floor TARGETS_JSON [--runs N]")
-    floor_main(sys.argv[2:])
+    if sys.argv[1:2] == ["floor"]:
+        floor_main(sys.argv[2:])
+    elif sys.argv[1:2] == ["floor-serve"]:
+        floor_serve_main(sys.argv[2:])
+    else:
+        sys.exit("usage: measure.py floor TARGETS_JSON [--runs N] | measure.py floor-serve TARGETS_JSON")

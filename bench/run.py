@@ -4,7 +4,8 @@ For each model (an MLP and a small transformer, built from `torch.nn` only) and
 each tracer (non-strict, strict) it measures:
 
 - cold: `python model.py` in a fresh subprocess, the file exporting itself
-  (what a user runs today), median over the runs;
+  (what a user runs today), median over the runs; each run is followed by a share of the
+  engine's jobs, so the ratio compares the same minutes of a machine whose speed drifts;
 - floor: `torch.export.export` in an already-warm process after one warm-up
   export of the same model, median;
 - engine: one job = a fresh `check_file` of the model file through the real
@@ -43,6 +44,7 @@ from measure import FloorTarget, floor_times, median, percentile, rss_mb, time_s
 from models import ModelSpec, mlp, transformer
 
 MODES = ("non-strict", "strict")
+SPARE_WARM = 1.5  # s after a job: the worker's spare is forked and warm, then idle
 
 
 @dataclass
@@ -55,7 +57,7 @@ class Repeats:
     @staticmethod
     def of(quick: bool) -> Repeats:
         if quick:
-            return Repeats(cold=1, floor=2, jobs=3, discarded=0)
+            return Repeats(cold=1, floor=2, jobs=3, discarded=1)
         return Repeats(cold=3, floor=10, jobs=30, discarded=1)
 
 
@@ -144,12 +146,20 @@ async def engine_job(engine: Engine, path: Path, class_name: str, mode: str | No
 async def measure_row(
     engine: Engine, path: Path, spec: ModelSpec, mode: str, floor: list[float], repeats: Repeats, say: Any
 ) -> Row:
-    say(f"{spec.key} {mode}: cold x{repeats.cold}")
-    cold = [await time_subprocess([sys.executable, str(path)], path.parent) for _ in range(repeats.cold)]
-    say(f"{spec.key} {mode}: engine x{repeats.jobs} (+{repeats.discarded} discarded)")
-    for _ in range(repeats.discarded):  # caller-side imports and caches
-        await engine_job(engine, path, spec.class_name, mode)
-    jobs = [await engine_job(engine, path, spec.class_name, mode) for _ in range(repeats.jobs)]
+    say(f"{spec.key} {mode}: cold x{repeats.cold}, each beside engine x{repeats.jobs // repeats.cold}")
+    cold: list[float] = []
+    jobs: list[tuple[float, float]] = []
+    # Rounds of one cold run and a share of the jobs: both see the same minutes of this machine,
+    # whose speed drifts. Each round's first jobs are not counted (the first finds the spare the
+    # worker warmed during the cold run, as no job back to back does).
+    for _ in range(repeats.cold):
+        await asyncio.sleep(SPARE_WARM)  # the worker's spare is forked and warm: idle while the script runs
+        cold.append(await time_subprocess([sys.executable, str(path)], path.parent))
+        for _ in range(repeats.discarded):
+            await engine_job(engine, path, spec.class_name, mode)
+        jobs += [
+            await engine_job(engine, path, spec.class_name, mode) for _ in range(repeats.jobs // repeats.cold)
+        ]
     walls = [wall for wall, _ in jobs]
     return Row(
         model=spec.key,
