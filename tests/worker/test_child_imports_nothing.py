@@ -22,17 +22,13 @@ from exportlens.job_building import make_job
 from exportlens.worker import protocol
 from tests.conftest import WORKER_PYTHON
 
+from .child_program import LOAD_WORKER
+
 # Loads the worker package by file location (as boot.py does), prepares it as the worker does,
 # runs each job of stdin in this process and prints the worker modules the jobs imported.
-RUN = r"""
-import importlib, importlib.util, json, sys
-
-here = sys.argv[1]
-spec = importlib.util.spec_from_file_location(
-    "exportlens_worker", here + "/__init__.py", submodule_search_locations=[here])
-package = importlib.util.module_from_spec(spec)
-sys.modules["exportlens_worker"] = package
-spec.loader.exec_module(package)
+RUN = (
+    LOAD_WORKER
+    + r"""
 import torch  # noqa: F401
 importlib.import_module("exportlens_worker.warmup").prepare_for_forking()
 child = importlib.import_module("exportlens_worker.child")
@@ -42,6 +38,7 @@ statuses = [child.execute(protocol.decode_job(line))["status"] for line in sys.s
 ours = sorted(m for m in set(sys.modules) - before if m.startswith("exportlens_worker"))
 print(json.dumps({"statuses": statuses, "imported": ours}))
 """
+)
 
 SOURCE = """
 import torch

@@ -21,17 +21,15 @@ from exportlens.engine import Job
 from exportlens.worker import protocol
 from tests.conftest import WORKER_PYTHON
 
+from .child_program import LOAD_WORKER
+
 # Loads the worker package by file location (as boot.py does), then runs one job with `ast.parse`
 # counted per text; prints the answer's status and the parses of each text named in argv.
-COUNT = r"""
-import ast, collections, importlib, importlib.util, json, sys
+COUNT = (
+    LOAD_WORKER
+    + r"""
+import ast
 
-here = sys.argv[1]
-spec = importlib.util.spec_from_file_location(
-    "exportlens_worker", here + "/__init__.py", submodule_search_locations=[here])
-package = importlib.util.module_from_spec(spec)
-sys.modules["exportlens_worker"] = package
-spec.loader.exec_module(package)
 child = importlib.import_module("exportlens_worker.child")
 protocol = importlib.import_module("exportlens_worker.protocol")
 job = protocol.decode_job(sys.stdin.buffer.read())
@@ -48,6 +46,7 @@ ast.parse = counted
 answer = child.execute(job)
 print(json.dumps({"status": answer["status"], "parses": [parses[t] for t in texts]}))
 """
+)
 
 SOURCE = """
 import torch
