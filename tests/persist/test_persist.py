@@ -4,9 +4,12 @@ version, the settings) and not otherwise."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from exportlens.document import Document
 from exportlens.findings import Finding, ModuleResult, Range, Related
@@ -108,3 +111,26 @@ def test_a_damaged_store_is_a_miss_not_an_error(tmp_path: Path) -> None:
     assert store.load("/w/model.py", "ctx") == {}
     stored.write_text('{"path": "/w/model.py", "context": "ctx", "modules": {"Net": {"key": 1}}}')
     assert store.load("/w/model.py", "ctx") == {}
+
+
+def test_code_digest_follows_exportlens_own_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The version string stays 0.1.0 across commits: results are keyed by the code itself, so an
+    editable install or a newer build is never answered from what older code produced."""
+    package = Path(fingerprint.__file__).resolve().parent.parent
+    copy = tmp_path / "exportlens"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    first = fingerprint.code_digest(copy)
+    assert first == fingerprint.code_digest(package)  # the same files, wherever they are installed
+    (copy / "__pycache__").mkdir(exist_ok=True)
+    (copy / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"compiled")
+    fingerprint.code_digest.cache_clear()
+    assert fingerprint.code_digest(copy) == first  # bytecode is no code change
+    rule = copy / "diagnosis" / "classification.py"
+    rule.write_text(rule.read_text() + "\n# a new rule\n")
+    fingerprint.code_digest.cache_clear()
+    assert fingerprint.code_digest(copy) != first
+    fingerprint.code_digest.cache_clear()
+    ours = fingerprint.read_environment("/usr/bin/python3", "[]").digest
+    changed = fingerprint.code_digest(copy)
+    monkeypatch.setattr(fingerprint, "code_digest", lambda: changed)
+    assert fingerprint.read_environment("/usr/bin/python3", "[]").digest != ours  # the key holds the code

@@ -12,7 +12,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import __version__
 from ..document import Document
 from ..imports import loaded_files, parsed
 
@@ -22,6 +21,21 @@ MAX_IMPORTED_FILES = 500  # a workspace file importing more than this is keyed b
 # Runs in the user's interpreter, imports nothing (~30 ms): where its packages are installed.
 _PROBE = "import json, sys; print(json.dumps(sys.path))"
 _INSTALLED = (".dist-info", ".egg-info", ".pth", ".egg-link")
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent  # server/exportlens, or site-packages/exportlens
+
+
+@functools.lru_cache(maxsize=4)
+def code_digest(package: Path = _PACKAGE) -> str:
+    """ExportLens's own code: every file of the package, by name and content. Its version string
+    stays `0.1.0` across commits, so an editable install or a newer build from git must never be
+    answered from results the old code produced (~10 ms, once per process)."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".pyo"):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -49,8 +63,8 @@ def environment(python: str | None) -> Environment:
 
 def read_environment(exe: str, answer: str) -> Environment:
     """The interpreter, every distribution installed for it (torch's version among them: any
-    `pip install` adds, removes or renames a `*.dist-info`), and ExportLens's version, from the
-    interpreter's `sys.path` (`answer`, the probe's output)."""
+    `pip install` adds, removes or renames a `*.dist-info`), from the
+    interpreter's `sys.path` (`answer`, the probe's output), and ExportLens's own code."""
     try:
         paths = [str(p) for p in json.loads(answer)]
     except (ValueError, TypeError) as exc:
@@ -72,7 +86,7 @@ def read_environment(exe: str, answer: str) -> Environment:
             (e.name.removesuffix(".dist-info").split("-")[1] for e in entries if e.name.startswith("torch-")),
             None,
         )
-    return Environment(_digest(__version__, exe, *sorted(installed)), torch)
+    return Environment(_digest(code_digest(), exe, *sorted(installed)), torch)
 
 
 def imported_files(doc: Document, roots: list[str]) -> list[str]:
