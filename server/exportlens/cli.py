@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .check.jobs import MODES, CheckOptions
 from .codes import registered
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
-from .job_building import MODES, CheckOptions
 from .lsp.settings import Settings
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .check.jobs import import_roots
 from .document import Document
-from .job_building import import_roots
 
 
 @dataclass(frozen=True)

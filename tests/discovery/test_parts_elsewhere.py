@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from exportlens.check import check_file
+from exportlens.check.jobs import CheckOptions
 from exportlens.document import Document
 from exportlens.engine import Engine
-from exportlens.job_building import CheckOptions
 from tests.conftest import line_of
 from tests.lsp.test_parts_elsewhere_server import BLOCKS, BROKEN, MODEL
 

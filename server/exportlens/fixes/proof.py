@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..check.jobs import CheckOptions, make_job
 from ..document import Document
 from ..engine import Job, JobOutcome
-from ..job_building import CheckOptions, make_job
 from .edits import apply
 from .model import Fix
 

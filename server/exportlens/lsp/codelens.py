@@ -11,8 +11,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..check.static_findings import anchor_range
 from ..discovery import Target
-from ..static_findings import anchor_range
 from .app import ExportLensServer
 from .diagnostics import lsp_range
 from .state import FileState

@@ -17,8 +17,8 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..check.jobs import make_job, tracers
 from ..discovery import Target
-from ..job_building import make_job, tracers
 from .app import ExportLensServer
 from .cache import target_at
 from .settings import to_json

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..check import CheckOptions, EarlyReport, check_file
+from ..check.parts import foreign_name
+from ..check.static_findings import anchor_range
 from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine
 from ..findings import Finding, InputsKind, ModuleResult, Range, Related
-from ..parts import foreign_name
-from ..static_findings import anchor_range
 from .cache import class_span
 from .sites import SiteIndex
 

@@ -21,12 +21,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from ..check import CheckOptions, EarlyReport, check_document
+from ..check.static_findings import syntax_finding
 from ..discovery import Target
 from ..document import Document
 from ..engine import Engine
 from ..engine.process import WorkerError
 from ..findings import Finding, ModuleResult, Range
-from ..static_findings import syntax_finding
 from ..textpos import utf16_len
 from . import trust
 from .elsewhere import check_elsewhere, export_sites, parent_files

@@ -7,10 +7,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ..check.jobs import CheckOptions
 from ..document import Document
 from ..engine import Engine
 from ..findings import FileResult
-from ..job_building import CheckOptions
 from . import fingerprint
 from .store import ResultStore, Stored
 

@@ -1,7 +1,7 @@
 """Check one document: its modules exported in the worker, each outcome diagnosed.
 
 Shared by the CLI and the language server; knows nothing about either.  Building the jobs is
-job_building.py's, what can be said without exporting static_findings.py's.
+jobs.py's, what can be said without exporting static_findings.py's.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from .diagnosis import DiagnosisContext, diagnose
-from .diagnosis.baked.confirm import baked_findings
-from .diagnosis.targets import target_findings
-from .discovery import REAL_INPUTS, Target
-from .document import Document
-from .engine import Engine, JobOutcome
-from .findings import FileResult, Finding, InputsKind, ModuleResult, Status
+from ..diagnosis import DiagnosisContext, diagnose
+from ..diagnosis.baked.confirm import baked_findings
+from ..diagnosis.targets import target_findings
+from ..discovery import REAL_INPUTS, Target
+from ..document import Document
+from ..engine import Engine, JobOutcome
+from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
 from .guessed import soften_guessed
-from .job_building import MODES, CheckOptions, make_job, tracers
+from .jobs import MODES, CheckOptions, make_job, tracers
 from .merge import merge_tracers
 from .outcomes import outcome_findings
 from .parts import part_findings, reached_export, recorded_parts, with_parents

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .discovery import Target
-from .document import Document
-from .engine import Job
-from .targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
-from .worker.protocol import DevicePolicy
+from ..discovery import Target
+from ..document import Document
+from ..engine import Job
+from ..targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
+from ..worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
 
