@@ -30,9 +30,9 @@ except ImportError:  # run from a checkout without PYTHONPATH=server
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 
 from exportlens.check import CheckOptions, check_file
+from exportlens.check.keys import module_keys
 from exportlens.discovery import discover
 from exportlens.engine import Engine, EngineOptions
-from exportlens.lsp.cache import module_keys
 from measure import tree_cpu_seconds
 
 D_MODEL, VOCAB = 2048, 32000

@@ -97,10 +97,10 @@ class Document:
         return discover_document(self)
 
     def module_keys(self, salt: tuple[Any, ...]) -> dict[str, str]:
-        """Per module, the key of its results (lsp/cache.py), for the settings in `salt`."""
+        """Per module, the key of its results (check/keys.py), for the settings in `salt`."""
         cached: dict[tuple[Any, ...], dict[str, str]] = self.__dict__.setdefault("_keys", {})
         if salt not in cached:
-            from .lsp.cache import module_keys
+            from .check.keys import module_keys
 
             cached[salt] = module_keys(self.text, self.discovery, salt)
         return cached[salt]

@@ -1,5 +1,5 @@
 """Where a file's imports lead inside the workspace: the one resolver behind export sites
-(lsp/sites.py: which file a `from M import Net` names) and result keys (persist/fingerprint.py:
+(check/sites.py: which file a `from M import Net` names) and result keys (persist/fingerprint.py:
 which workspace files a module's results depend on)."""
 
 from __future__ import annotations

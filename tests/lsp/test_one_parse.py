@@ -101,7 +101,7 @@ def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(textwrap.dedent(text).splitlines()) if needle in line)
 
 
-# A part-only file and the workspace file that exports what it is part of (lsp/elsewhere.py).
+# A part-only file and the workspace file that exports what it is part of (check/elsewhere.py).
 BLOCK = """
 import torch
 

@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__, early_worker
 from ..check import CheckOptions
+from ..check.sites import SiteIndex
 from ..document import Document
 from ..engine import Engine, EngineOptions
 from ..findings import Finding
@@ -26,7 +27,6 @@ from .kept import KeptResults
 from .protocol import ExportLensProtocol
 from .scheduler import CHECKED, Scheduler
 from .settings import Settings, merge
-from .sites import SiteIndex
 from .state import FileState
 from .trust import is_trusted
 

@@ -71,7 +71,7 @@ def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | N
             shown += f" · alone: {status_line(own)}"
         return f"part of `{target.part_of}`{shown}"
     entry = state.entries.get(target.name)
-    if target.name in state.parents:  # checked as a part of what another file exports (elsewhere.py)
+    if target.name in state.parents:  # checked as a part of what another file exports (check/elsewhere.py)
         where = f"part of a module of {Path(state.parents[target.name]).name}"
         if entry is not None and any(r.status != "skipped" for r in entry.results):
             return f"{where} · alone: {status_line(entry)}"

@@ -18,9 +18,9 @@ from typing import Any
 from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
+from ..check.keys import target_at
 from ..discovery import Target
 from .app import ExportLensServer
-from .cache import target_at
 from .settings import to_json
 
 MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_truncated")

@@ -11,9 +11,9 @@ import ast
 
 from lsprotocol import types
 
+from ..check.keys import target_at
 from ..discovery import Target
 from .app import ExportLensServer
-from .cache import target_at
 from .state import FileState, ModuleEntry
 from .summary_text import (
     SHOW_GRAPH,

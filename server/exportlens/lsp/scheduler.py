@@ -2,7 +2,7 @@
 
 - didOpen / didSave / the re-check command check every module, cache ignored (imported files
   may have changed on disk), and look export sites elsewhere up again; didChange (runOn "type")
-  checks after `debounceMs` what policy.py says, the touched modules first.
+  checks after `debounceMs` what check/plan.py says, the touched modules first.
 - A newer version cancels the older one's task; the engine cancels its jobs.
 - A failed module's first failure is published as soon as the worker has it;
   its other failures follow when the search for them ends.
@@ -21,6 +21,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from ..check import CheckOptions, EarlyReport, check_document
+from ..check.elsewhere import check_elsewhere, export_sites, parent_files
+from ..check.plan import plan
 from ..check.static_findings import syntax_finding
 from ..discovery import Target
 from ..document import Document
@@ -29,8 +31,6 @@ from ..engine.process import WorkerError
 from ..findings import Finding, ModuleResult, Range
 from ..textpos import utf16_len
 from . import trust
-from .elsewhere import check_elsewhere, export_sites, parent_files
-from .policy import plan
 from .progress import ExportProgress
 from .state import FileState, ModuleEntry
 
@@ -130,7 +130,7 @@ class Scheduler:
         started.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def _elsewhere(self, targets: list[Target], path: str) -> tuple[dict[str, str], dict[str, str]]:
-        """(export sites, parent files) of the modules of `path` (elsewhere.py)."""
+        """(export sites, parent files) of the modules of `path` (check/elsewhere.py)."""
         if not self.ls.settings.export_sites:
             return {}, {}
         index, roots = self.ls.site_index, self.ls.roots()
@@ -173,7 +173,7 @@ class Scheduler:
                 return
             here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
             here = [f for f in here if f.path == state.path]
-            site = state.sites.get(result.name)  # exported by another file's call (elsewhere.py)
+            site = state.sites.get(result.name)  # exported by another file's call (check/elsewhere.py)
             state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
             self.publish(state, doc, keys)
 

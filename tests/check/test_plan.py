@@ -1,9 +1,9 @@
-"""The scheduler's decision (lsp/policy.py), pure: which modules a check exports, in which order."""
+"""The scheduler's decision (check/plan.py), pure: which modules a check exports, in which order."""
 
 from __future__ import annotations
 
+from exportlens.check.plan import plan
 from exportlens.document import Document
-from exportlens.lsp.policy import plan
 
 SOURCE = """\
 import torch

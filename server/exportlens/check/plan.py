@@ -1,7 +1,7 @@
 """Which modules a check of a buffer exports, in which order: the scheduler's decision, pure.
 
 - forced (open, save, the re-check command): every module;
-- otherwise the modules whose result key changed (cache.py), or that have no result yet;
+- otherwise the modules whose result key changed (keys.py), or that have no result yet;
 - a module checked through another file's export call runs that file from disk: only when forced;
 - those whose class the edit touched go first, then the rest; a part goes with its parent (whose
   export records the inputs it is checked with).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..discovery import Discovery, Target
-from .cache import touched
+from .keys import touched
 
 
 def plan(

@@ -17,15 +17,16 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..check import CheckOptions, EarlyReport, check_file
-from ..check.parts import foreign_name
-from ..check.static_findings import anchor_range
 from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine
 from ..findings import Finding, InputsKind, ModuleResult, Range, Related
-from .cache import class_span
+from .jobs import CheckOptions
+from .keys import class_span
+from .parts import foreign_name
+from .run import EarlyReport, check_file
 from .sites import SiteIndex
+from .static_findings import anchor_range
 
 Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
 
