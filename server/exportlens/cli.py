@@ -13,10 +13,10 @@ from pathlib import Path
 from . import __version__
 from .check.jobs import MODES, CheckOptions
 from .codes import registered
+from .config.settings import Settings
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
-from .lsp.settings import Settings
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .report import render
@@ -25,7 +25,7 @@ from .targets import TARGETS
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
-# The flags' defaults are the settings' (lsp/settings.py declares each once; no pygls there).
+# The flags' defaults are the settings' (config/settings.py declares each once).
 DEFAULT = Settings()
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from lsprotocol import types
 
+from exportlens.config.settings import Settings, merge, to_json
 from exportlens.lsp.app import ExportLensServer
-from exportlens.lsp.settings import Settings, merge, to_json
 
 
 class Answering(ExportLensServer):

@@ -18,6 +18,7 @@ from pygls.uris import to_fs_path
 from .. import __version__, early_worker
 from ..check import CheckOptions
 from ..check.sites import SiteIndex
+from ..config.settings import Settings, merge
 from ..document import Document
 from ..engine import Engine, EngineOptions
 from ..findings import Finding
@@ -26,7 +27,6 @@ from .documents import Documents, buffer_path
 from .kept import KeptResults
 from .protocol import ExportLensProtocol
 from .scheduler import CHECKED, Scheduler
-from .settings import Settings, merge
 from .state import FileState
 from .trust import is_trusted
 
