@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from exportlens.cli import build_parser
-from exportlens.config.settings import CLIENT_ONLY, SPECS, Settings, Spec, merge
+from exportlens.config.settings import CLIENT_ONLY, SPECS, Settings, Spec
+from exportlens.lsp.client_settings import merge
 from tests.paths import ROOT
 
 CLIENT_SPECS = [s for s in SPECS if s.client is not None]

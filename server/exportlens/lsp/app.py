@@ -18,10 +18,11 @@ from pygls.uris import to_fs_path
 from .. import __version__, early_worker
 from ..check import CheckOptions
 from ..check.sites import SiteIndex
-from ..config.settings import Settings, merge
+from ..config.settings import Settings
 from ..document import Document
 from ..engine import Engine, EngineOptions
 from ..findings import Finding
+from .client_settings import merge
 from .diagnostics import to_diagnostic
 from .documents import Documents, buffer_path
 from .kept import KeptResults

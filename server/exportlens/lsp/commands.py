@@ -19,9 +19,9 @@ from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
 from ..check.keys import target_at
-from ..config.settings import to_json
 from ..discovery import Target
 from .app import ExportLensServer
+from .client_settings import to_json
 
 MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_truncated")
 

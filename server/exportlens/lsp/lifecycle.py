@@ -6,8 +6,8 @@ import logging
 
 from lsprotocol import types
 
-from ..config.settings import merge
 from .app import ExportLensServer
+from .client_settings import merge
 
 log = logging.getLogger("exportlens.lsp")
 
