@@ -1,10 +1,11 @@
 """One text of one file at one version, parsed once: what every step after the buffer reads.
 
 The language server makes one `Document` per buffer version (lsp/documents.py), the CLI one per
-file; the scheduler, `check_file`, the diagnosis context, the fixes, hover, code lens and the
-commands all take it.  Everything derived from the text (its lines, its syntax tree or syntax
-error, the discovery result, the per-module result keys, the lookups fixes make) is computed the
-first time it is asked for and kept with the text, so nothing parses the same text twice.  A
+file; the scheduler, `check_file`, the diagnosis context, the fixes (a fix's candidate text is
+a `Document` too), hover, code lens and the commands all take it.  Everything derived from the
+text (its lines, its syntax tree or syntax error, the discovery result, the per-module result
+keys, the lookups fixes make) is computed the first time it is asked for and kept with the
+text, so nothing parses the same text twice.  A
 `Document` never changes: an edit makes a new one.  The trees it hands out are shared: readers
 never modify them (a fix builder that rewrites nodes works on a copy).
 """
@@ -43,7 +44,8 @@ class Document:
     @staticmethod
     def owning(text: str) -> Document | None:
         """The live document whose text is this very string (not an equal one): code that is
-        handed `doc.text` (the fix builders) reaches the document's one parse through it."""
+        handed `doc.text` (diagnosis's column and spec lookups) reaches the document's one parse
+        through it."""
         doc = _OWNERS.get(id(text))
         return doc if doc is not None and doc.text is text else None
 
@@ -105,7 +107,7 @@ class Document:
             cached[salt] = module_keys(self.text, self.discovery, salt)
         return cached[salt]
 
-    # -- lookups the fix builders share (fixes/parsed.py) --------------------------------
+    # -- lookups the fix builders share (fixes/) ----------------------------------------
     @functools.cached_property
     def names(self) -> frozenset[str]:
         """Every name bound or read anywhere in the text: a new name must avoid them all."""

@@ -77,14 +77,13 @@ class CodeActions:
         book.fixes = {}
         if doc.syntax_error is not None:
             return  # no fixes while the file does not parse (its findings are an older text's)
-        source = doc.text
         for finding in findings:
-            for fix in _safe_fixes(source, finding):
+            for fix in _safe_fixes(doc, finding):
                 book.fixes.setdefault(fix.key, (fix, finding))
-        for fix in _safe_dynamic(source):
+        for fix in _safe_dynamic(doc):
             book.fixes.setdefault(fix.key, (fix, None))
             if fix.key in book.proofs:
-                self.settle(book, source, fix.key, book.proofs[fix.key])
+                self.settle(book, doc, fix.key, book.proofs[fix.key])
         # Fixes for findings are proven now; "make dynamic" (no finding) once someone asks for it.
         self.prove(uri, book, [k for k, (_, found) in book.fixes.items() if found is not None])
 
@@ -106,7 +105,6 @@ class CodeActions:
             )
 
     async def _prove(self, uri: str, book: Offered, doc: Document, todo: list[str]) -> None:
-        source = doc.text
         for index, key in enumerate(todo):
             async with self.one_at_a_time:
                 if (
@@ -122,24 +120,24 @@ class CodeActions:
                     job = proof_job(doc, fix, fix.module, strict, self.ls.check_options())
                     if job is None:
                         why = "no example inputs for this module in this file to prove it with"
-                        self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
+                        self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))
                         continue
-                    self.settle(book, source, key, verdict(await self.ls.engine().run(job), fix))
+                    self.settle(book, doc, key, verdict(await self.ls.engine().run(job), fix))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
                     log.exception("proving %r failed", fix.title)
                     why = f"the proof failed: {type(exc).__name__}"
-                    self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
+                    self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))
 
     @staticmethod
-    def settle(book: Offered, source: str, key: str, proof: Proof) -> None:
+    def settle(book: Offered, doc: Document, key: str, proof: Proof) -> None:
         """Record a proof; a make-dynamic fix is redone with the range torch proved."""
         book.proofs[key] = proof
         fix, finding = book.fixes.get(key, (None, None))
         if fix is None or fix.kind != "dynamic" or proof.refined is None:
             return
-        redone = with_range(source, fix, proof.refined)
+        redone = with_range(doc, fix, proof.refined)
         if isinstance(redone, str):
             book.proofs[key] = Proof(False, None, 0, redone, "self")
         else:
@@ -219,17 +217,17 @@ class CodeActions:
         return bool(proof and proof.proven and not fix.disabled)
 
 
-def _safe_fixes(source: str, finding: Finding) -> list[Fix]:
+def _safe_fixes(doc: Document, finding: Finding) -> list[Fix]:
     try:
-        return fixes_for(source, finding.code, finding.range.start.line, finding.fix, finding.module)
+        return fixes_for(doc, finding.code, finding.range.start.line, finding.fix, finding.module)
     except Exception:
         log.exception("computing fixes for %s failed", finding.code)
         return []
 
 
-def _safe_dynamic(source: str) -> list[Fix]:
+def _safe_dynamic(doc: Document) -> list[Fix]:
     try:
-        return dynamic_fixes(source)
+        return dynamic_fixes(doc)
     except Exception:
         log.exception("computing make-dynamic fixes failed")
         return []
