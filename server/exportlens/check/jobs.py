@@ -26,6 +26,9 @@ class CheckOptions:
     graph_views: frozenset[tuple[str, str]] = frozenset()
     targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
     on_demand: bool = False  # also the targets.ON_DEMAND ones (aoti): its command, the CLI's --target
+    # Jobs of different purposes never supersede each other (engine/jobs.py): another file's check
+    # run for a document (check/elsewhere.py) must not cancel that file's own, nor be cancelled by it.
+    purpose: str = "check"
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -60,6 +63,7 @@ def make_job(
         graph=(doc.path, target.name) in options.graph_views,
         targets=lowered,
         parts_from=tuple(parts_from),
+        purpose=options.purpose,
     )
 
 

@@ -20,13 +20,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
-from ..check import CheckOptions, EarlyReport, check_document
-from ..check.elsewhere import check_elsewhere, export_sites, parent_files
-from ..check.plan import plan
+from ..check.placed import check_placed
+from ..check.plan import Placement, place, plan
 from ..check.static_findings import syntax_finding
 from ..discovery import Target
 from ..document import Document
-from ..engine import Engine
 from ..engine.process import WorkerError
 from ..findings import Finding, ModuleResult, Range
 from ..textpos import utf16_len
@@ -38,7 +36,6 @@ if TYPE_CHECKING:
     from .app import ExportLensServer
 
 log = logging.getLogger("exportlens.lsp")
-Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
 CHECKED = "exportlens/fileChecked"  # notification: {uri, version, cancelled} once a check is over
 
 
@@ -107,7 +104,8 @@ class Scheduler:
             del state.entries[gone]
         if force and state.uri.startswith("file:"):  # a buffer that is no file runs no other file
             self._start_worker()  # meanwhile: the site search and the probe take ms, the worker seconds
-            state.sites, state.parents = await asyncio.to_thread(self._elsewhere, found.targets, state.path)
+            placement = await asyncio.to_thread(self._placement, doc)
+            state.sites, state.parents = dict(placement.sites), dict(placement.parents)
             state.context = await self.ls.results.context(doc)
             if self.ls.results.restore(state, doc, keys):
                 self.publish(state, doc, keys)  # last session's results, marked, while they are re-checked
@@ -129,13 +127,11 @@ class Scheduler:
         started = asyncio.ensure_future(self.ls.engine().worker())
         started.add_done_callback(lambda done: done.cancelled() or done.exception())
 
-    def _elsewhere(self, targets: list[Target], path: str) -> tuple[dict[str, str], dict[str, str]]:
-        """(export sites, parent files) of the modules of `path` (check/elsewhere.py)."""
+    def _placement(self, doc: Document) -> Placement:
+        """Where the modules of `doc` that its own check does not export are checked (check/plan.py)."""
         if not self.ls.settings.export_sites:
-            return {}, {}
-        index, roots = self.ls.site_index, self.ls.roots()
-        sites = export_sites(index, roots, targets, path)
-        return sites, parent_files(index, roots, targets, path, sites)
+            return Placement()
+        return place(doc, self.ls.site_index, self.ls.roots())
 
     async def _batch(
         self,
@@ -149,8 +145,6 @@ class Scheduler:
         user cancelled it."""
         version = doc.version
         names = {t.name for t in batch}
-        local = {t.name for t in batch if t.name not in state.sites and t.name not in state.parents}
-        elsewhere = sorted(set(state.sites.values()) | set(state.parents.values()))
         state.running |= names
         state.cancelled -= names
         self.ls.refresh_lenses()
@@ -177,20 +171,12 @@ class Scheduler:
             state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
             self.publish(state, doc, keys)
 
-        found: list[Checked] = []
+        placement = Placement(state.sites, state.parents)
         try:
             message = "exporting " + ", ".join(sorted(names))
             bar = ExportProgress(self.ls, message, user_cancel) if progress else contextlib.nullcontext()
             async with bar:
-                jobs = []
-                if local:
-                    jobs.append(self._local(engine, doc, options, local, early))
-                for file in elsewhere:  # another file's check: an export site, or a parent's
-                    exported = [t for t in batch if state.sites.get(t.name) == file]
-                    parts = [t for t in batch if state.parents.get(t.name) == file]
-                    if exported or parts:
-                        jobs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
-                found = list(await asyncio.gather(*jobs))
+                checked = await check_placed(engine, doc, options, placement, names, early)
         except asyncio.CancelledError:
             if not state.cancelled & names:
                 raise  # superseded by a newer version
@@ -203,32 +189,25 @@ class Scheduler:
                 if self._cancels.get((state.uri, name)) is user_cancel:
                     del self._cancels[(state.uri, name)]
         fresh: dict[str, ModuleEntry] = {}
-        for results, findings in found:
-            for result in results:
-                if result.status == "cancelled":
-                    continue  # superseded by another job for the same module (a command)
-                site = state.sites.get(result.name) or state.parents.get(result.name)
-                fresh.setdefault(
-                    result.name, ModuleEntry(keys[result.name], [], [], version, site)
-                ).results.append(result)
-            for finding in findings:
-                if finding.module in fresh:
-                    fresh[finding.module].findings.append(finding)
+        for result in checked.modules:
+            if result.status == "cancelled":
+                continue  # superseded by another job for the same module (a command)
+            site = placement.elsewhere().get(result.name)
+            entry = fresh.setdefault(result.name, ModuleEntry(keys[result.name], [], [], version, site))
+            entry.results.append(result)
+        local = names - set(placement.elsewhere())
+        for finding in checked.diagnostics:
+            if finding.path != doc.path:
+                continue  # a culprit in another file: that file's buffer shows its own
+            if finding.module is None and len(local) == 1:
+                finding.module = next(iter(local))  # the file's own check: of its one module
+            if finding.module in fresh:
+                fresh[finding.module].findings.append(finding)
         for name, entry in fresh.items():
             if name not in state.entries or state.entries[name].version <= version:
                 state.entries[name] = entry
         self.ls.refresh_lenses()
         return True
-
-    async def _local(
-        self, engine: Engine, doc: Document, options: CheckOptions, names: set[str], early: EarlyReport
-    ) -> Checked:
-        result = await check_document(engine, doc, options, only=names, early=early)
-        findings = [f for f in result.diagnostics if f.path == doc.path]
-        for f in findings:
-            if f.module is None:
-                f.module = next(iter(names)) if len(names) == 1 else f.module
-        return result.modules, findings
 
     async def export_now(self, uri: str, target: Target) -> ModuleEntry | Literal["cancelled"] | None:
         """Export one module of the buffer now (a command), cache and publish the result;
