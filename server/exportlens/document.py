@@ -3,10 +3,9 @@
 The language server makes one `Document` per buffer version (lsp/documents.py), the CLI one per
 file; the scheduler, `check_file`, the diagnosis context, the fixes (a fix's candidate text is
 a `Document` too), hover, code lens and the commands all take it.  Everything derived from the
-text (its lines, its syntax tree or syntax error, the discovery result, the per-module result
-keys, the lookups fixes make) is computed the first time it is asked for and kept with the
-text, so nothing parses the same text twice.  A
-`Document` never changes: an edit makes a new one.  The trees it hands out are shared: readers
+text (its lines, its syntax tree or syntax error, the discovery result, the lookups fixes make)
+is computed the first time it is asked for and kept with the text, so nothing parses the same
+text twice.  A `Document` never changes: an edit makes a new one.  The trees it hands out are shared: readers
 never modify them (a fix builder that rewrites nodes works on a copy).
 """
 
@@ -16,7 +15,7 @@ import ast
 import functools
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .textpos import SourceText
 
@@ -97,15 +96,6 @@ class Document:
         from .discovery import discover_document
 
         return discover_document(self)
-
-    def module_keys(self, salt: tuple[Any, ...]) -> dict[str, str]:
-        """Per module, the key of its results (check/keys.py), for the settings in `salt`."""
-        cached: dict[tuple[Any, ...], dict[str, str]] = self.__dict__.setdefault("_keys", {})
-        if salt not in cached:
-            from .check.keys import module_keys
-
-            cached[salt] = module_keys(self.text, self.discovery, salt)
-        return cached[salt]
 
     # -- lookups the fix builders share (fixes/) ----------------------------------------
     @functools.cached_property

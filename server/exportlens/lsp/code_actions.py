@@ -101,28 +101,24 @@ class CodeActions:
             book.queued |= set(todo)
             book.tasks = [t for t in book.tasks if not t.done()]
             book.tasks.append(
-                asyncio.create_task(self._prove(uri, book, book.document, todo), name=f"prove {uri}")
+                self.ls.scheduler.in_background(self._prove(uri, book, book.document, todo), f"prove {uri}")
             )
 
     async def _prove(self, uri: str, book: Offered, doc: Document, todo: list[str]) -> None:
         for index, key in enumerate(todo):
             async with self.one_at_a_time:
-                if (
-                    self.ls.doc_version(uri) != doc.version
-                    or uri not in self.ls.files
-                    or key not in book.fixes
-                ):
+                if not self.ls.session.is_current(doc) or key not in book.fixes:
                     book.queued -= set(todo[index:])  # a later publish of this text queues them again
                     return  # the buffer moved on: proofs for it are useless
                 fix, finding = book.fixes[key]
                 strict = None if finding is None or finding.mode is None else finding.mode == "strict"
                 try:
-                    job = proof_job(doc, fix, fix.module, strict, self.ls.check_options())
+                    job = proof_job(doc, fix, fix.module, strict, self.ls.session.snapshot(uri).options())
                     if job is None:
                         why = "no example inputs for this module in this file to prove it with"
                         self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))
                         continue
-                    self.settle(book, doc, key, verdict(await self.ls.engine().run(job), fix))
+                    self.settle(book, doc, key, verdict(await self.ls.scheduler.run_job(job), fix))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
@@ -147,7 +143,7 @@ class CodeActions:
     def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         book = self.books.get(uri)
-        if book is None or book.document.version != self.ls.doc_version(uri):
+        if book is None or book.document.version != self.ls.session.doc_version(uri):
             return []  # diagnostics of an older text: their fixes would land on the wrong lines
         wanted = {
             (d.code, d.range.start.line) for d in params.context.diagnostics if d.source == "exportlens"
@@ -185,7 +181,7 @@ class CodeActions:
             book is None
             or entry is None
             or version != book.document.version
-            or version != self.ls.doc_version(str(uri))
+            or version != self.ls.session.doc_version(str(uri))
         ):
             action.edit = None
             action.disabled = types.CodeActionDisabled(
