@@ -17,14 +17,13 @@ from pygls.uris import to_fs_path
 
 from .. import __version__, early_worker
 from ..config.settings import Settings
-from ..document import Document
 from ..findings import Finding
 from .client_settings import merge
 from .diagnostics import to_diagnostic
 from .kept import KeptResults
 from .protocol import ExportLensProtocol
 from .scheduler import CHECKED, Scheduler
-from .session import Session
+from .session import Session, Snapshot
 
 if TYPE_CHECKING:
     from pygls.server import ServerErrors
@@ -39,7 +38,7 @@ class ExportLensServer(LanguageServer):
         self._reporting = False
         self.session = Session(lambda uri: self.workspace.get_text_document(uri), self._folders)
         # Steps that follow each publish (code_actions.py computes the fixes of what was published).
-        self.after_publish: list[Callable[[Document, list[Finding]], None]] = []
+        self.after_publish: list[Callable[[Snapshot, list[Finding]], None]] = []
         self.after_close: list[Callable[[str], None]] = []
         self.results = KeptResults()
         self.scheduler = Scheduler(self)
@@ -112,15 +111,15 @@ class ExportLensServer(LanguageServer):
     # -- the client ---------------------------------------------------------
     def publish(
         self,
-        doc: Document,
+        snap: Snapshot,
         findings: list[Finding],
         stale: list[Finding] | None = None,
         cached: list[Finding] | None = None,
     ) -> None:
-        """Diagnostics of `doc`; `stale`: results of an older text, shown marked as such (the file
-        does not parse now); `cached`: an earlier session's, until re-checked.  Then the steps
-        that follow a publish (the fixes of these findings)."""
-        uri = str(doc.uri)
+        """Diagnostics of the snapshot's document; `stale`: results of an older text, shown marked
+        as such (the file does not parse now); `cached`: an earlier session's, until re-checked.
+        Then the steps that follow a publish (the fixes of these findings)."""
+        doc, uri = snap.document, snap.uri
         here = {doc.path: uri}
         diagnostics = (
             [to_diagnostic(f, here) for f in findings]
@@ -133,7 +132,7 @@ class ExportLensServer(LanguageServer):
         )
         for step in self.after_publish:
             try:
-                step(doc, findings)
+                step(snap, findings)
             except Exception:
                 log.exception("after publishing %s", uri)
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..check.jobs import CheckOptions
 from ..document import Document
 from ..findings import Finding
 from ..fixes import Fix, fixes_for
@@ -31,6 +32,7 @@ from ..fixes.dynamic import dynamic_fixes, with_range
 from ..fixes.proof import Proof, proof_job, verdict
 from ..textpos import utf16_len
 from .app import ExportLensServer
+from .session import Snapshot
 
 log = logging.getLogger("exportlens.lsp")
 CHECKING = "(checking…)"
@@ -42,6 +44,7 @@ class Offered:
     stays the same: a re-publish of an equal text keeps its proofs)."""
 
     document: Document
+    options: CheckOptions  # how the document's modules are checked: its proofs export the same way
     fixes: dict[str, tuple[Fix, Finding | None]] = field(default_factory=dict)
     proofs: dict[str, Proof] = field(default_factory=dict)
     queued: set[str] = field(default_factory=set)  # fixes whose proof is waiting or running
@@ -65,15 +68,15 @@ class CodeActions:
         if book is not None:
             book.cancel()
 
-    def published(self, doc: Document, findings: list[Finding]) -> None:
-        uri = str(doc.uri)
+    def published(self, snap: Snapshot, findings: list[Finding]) -> None:
+        doc, uri = snap.document, snap.uri
         book = self.books.get(uri)
         if book is None or book.document.text != doc.text:
             # new text: its proofs start over; the old ones are useless
             if book is not None:
                 book.cancel()
-            book = self.books[uri] = Offered(doc)
-        book.document = doc
+            book = self.books[uri] = Offered(doc, snap.options())
+        book.document, book.options = doc, snap.options()
         book.fixes = {}
         if doc.syntax_error is not None:
             return  # no fixes while the file does not parse (its findings are an older text's)
@@ -113,7 +116,7 @@ class CodeActions:
                 fix, finding = book.fixes[key]
                 strict = None if finding is None or finding.mode is None else finding.mode == "strict"
                 try:
-                    job = proof_job(doc, fix, fix.module, strict, self.ls.session.snapshot(uri).options())
+                    job = proof_job(doc, fix, fix.module, strict, book.options)
                     if job is None:
                         why = "no example inputs for this module in this file to prove it with"
                         self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))

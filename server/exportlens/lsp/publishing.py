@@ -45,7 +45,7 @@ class Publisher:
         if seen == state.last_published:
             return
         state.last_published = seen
-        self.ls.publish(doc, findings, stale=old, cached=restored)
+        self.ls.publish(self.ls.session.snapshot(state.uri), findings, stale=old, cached=restored)
 
     def record(self, snap: Snapshot, name: str, results: list[ModuleResult], findings: list[Finding]) -> None:
         """A command's result for one module of the snapshot's document: kept as a check's, shown."""
