@@ -1,14 +1,21 @@
 """The path of one edit through the server: which modules the buffer's document is handed to,
-from `Scheduler._check` on, and how often that path climbs back to a higher layer.
+from the scheduler's check of that version on, and how often that path climbs back up a layer.
 
-    python bench/edit_path.py [--checkout DIR]
+    python bench/edit_path.py [--checkout DIR] [--scenario type|save-elsewhere]
 
-A real server (`--checkout`'s `server/`, default this one) runs with `sys.setprofile` on; the
-client opens `model.py` (a failing module, a part and its parent, a module that exports), waits
-for its check, then edits one line of the failing module and waits for that check. Counted, from
-the edit's `Scheduler._check` on (in any task or thread: the engine's callbacks too): every call of an
-`exportlens` function that receives the edit's document, its text or its lines, or an object
-that holds the document (a snapshot, a diagnosis context). Printed:
+A real server (`--checkout`'s `server/`, default this one) runs with `sys.setprofile` on. The
+scenario `type` (the default): the client opens `model.py` (a failing module, a part and its
+parent, a module that exports), waits for its check, then edits one line of the failing module
+and waits for that check and its fixes' proofs. `save-elsewhere`: `model.py` has no export call,
+`export_gate.py` beside it exports its `Gate` (issue 27's example); runOn is "save", and the
+edit is saved: a forced check, which places the module again and runs it through that file.
+
+Counted, from `Scheduler._run` of the edit's version on (it takes the buffer's document, or its
+snapshot, and hands it to `Scheduler._check`), in any task or thread (the engine's callbacks
+too): every call of an `exportlens` function that receives the edit's document, its text or its
+lines, or an object that holds the document (a snapshot, a diagnosis context). Printed twice: for
+every such call, and for the pipeline only (calls into the core layer, the document's own
+accessors and lines, and dataclass constructors left out):
 - the modules entered, each with how many times it was entered (a call from another module);
 - "returns up": in the order of those calls, a call in a higher layer than the call before it
   (the path went down and came back up); "calls up": a call whose caller (the nearest calling
@@ -91,14 +98,18 @@ def serve_traced(version: int, out: str) -> None:
     import threading
     from types import FrameType
 
-    tracing: list[object] = []  # the edit's document, once its check starts
+    armed: list[bool] = []  # the edit's check has started (Scheduler._run of its version)
+    tracing: list[object] = []  # the edit's document, once the check has it
     calls: list[dict[str, Any]] = []
     # frames that hold the document, kept alive (so no id is reused); a coroutine's frame is
     # "called" again each time it resumes: counted once
     carrying: dict[int, tuple[FrameType, str]] = {}
 
     def the_document(frame: FrameType) -> object | None:
-        for value in frame.f_locals.values():
+        """The edit's document, if one of the call's arguments is it (or holds it)."""
+        code = frame.f_code
+        for name in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
+            value = frame.f_locals.get(name)
             doc = value if hasattr(value, "discovery") and hasattr(value, "version") else None
             doc = doc or getattr(value, "document", None)
             if doc is not None and getattr(doc, "version", None) == version and hasattr(doc, "text"):
@@ -138,10 +149,13 @@ def serve_traced(version: int, out: str) -> None:
         known = carrying.get(id(frame))
         if known is not None and known[0] is frame:
             return  # a coroutine resumed
+        if not armed:
+            run = frame.f_code.co_name == "_run" and module.endswith("lsp.scheduler")
+            if not (run and frame.f_locals.get("version") == version):
+                return
+            armed.append(True)
         doc = tracing[0] if tracing else None
         if doc is None:
-            if frame.f_code.co_name != "_check" or not module.endswith("lsp.scheduler"):
-                return
             doc = the_document(frame)
             if doc is None:
                 return
@@ -177,7 +191,32 @@ def serve_traced(version: int, out: str) -> None:
 
 
 # -- the client side -------------------------------------------------------------------------------
-async def drive(checkout: Path, out: Path) -> None:
+SITE_MODEL = """
+import torch
+
+
+class Gate(torch.nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.lin = torch.nn.Linear(n, n)
+
+    def forward(self, x):
+        y = self.lin(x)
+        if y.sum() > 0:
+            return y + 1
+        return -y
+"""
+SITE_SCRIPT = """
+import torch
+
+from model import Gate
+
+if __name__ == "__main__":
+    torch.export.export(Gate(16).eval(), (torch.randn(2, 16),))
+"""
+
+
+async def drive(checkout: Path, out: Path, scenario: str) -> None:
     sys.path.insert(0, str(ROOT))
     from pytest_lsp import ClientServerConfig, LanguageClient
     from tests.lsp.conftest import initialize, make_client, stop
@@ -189,14 +228,25 @@ async def drive(checkout: Path, out: Path) -> None:
         config = ClientServerConfig(server_command=command, client_factory=make_client, server_env=env)
         client = await config.start()
         assert isinstance(client, LanguageClient)
-        session = await initialize(client, root, {"debounceMs": 0, "timeoutSeconds": 120})
-        uri, text = session.write("model.py", MODEL)
+        saving = scenario == "save-elsewhere"
+        settings = {"debounceMs": 0, "timeoutSeconds": 120} | ({"runOn": "save"} if saving else {})
+        session = await initialize(client, root, settings)
+        if saving:
+            session.write("export_gate.py", SITE_SCRIPT)
+        uri, text = session.write("model.py", SITE_MODEL if saving else MODEL)
         opened = await session.open_uri(uri, text)
         assert any(d.code == "data-dependent-branch" for d in opened), opened
-        line = text.splitlines().index("            return x + 1")
-        column = len("            return x + ")
+        line = next(i for i, s in enumerate(text.splitlines()) if s.startswith("            return "))
+        column = len(text.splitlines()[line]) - 1
         version = session.edit(uri, line, column, column + 1, "2")
         assert version == 2
+        if saving:
+            Path(root, "model.py").write_text(
+                text.replace(text.splitlines()[line], text.splitlines()[line][:-1] + "2")
+            )
+            session.client.text_document_did_save(
+                types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
         edited = await session.wait_checked(uri, version)
         branch = next(d for d in edited if d.code == "data-dependent-branch")
         await proven(session, uri, branch)  # the fixes' proofs belong to the edit's path too
@@ -216,6 +266,13 @@ async def proven(session: Any, uri: str, diagnostic: types.Diagnostic) -> None:
             return
         await asyncio.sleep(0.1)
     raise TimeoutError("the fixes were never proven")
+
+
+def pipeline(calls: list[dict[str, str | None]]) -> list[dict[str, str | None]]:
+    """The calls that pass the document from one step to the next: no accessor of the core."""
+    return [
+        c for c in calls if layer(str(c["module"])) != "core" and "__create_fn__" not in str(c["function"])
+    ]
 
 
 def report(calls: list[dict[str, str | None]]) -> str:
@@ -244,20 +301,32 @@ def main() -> None:
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the tree whose server/ runs")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--scenario", choices=("type", "save-elsewhere"), default="type")
     parser.add_argument("--calls", action="store_true", help="also print every call, in order")
+    parser.add_argument("--save", type=Path, help="write the calls recorded (JSON) here")
+    parser.add_argument("--load", type=Path, help="report the calls of an earlier --save, run nothing")
     args = parser.parse_args()
     if args.serve is not None:
         serve_traced(args.serve, args.out)
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp, "calls.json")
-        asyncio.run(drive(args.checkout.resolve(), out))
-        calls = json.loads(out.read_text(encoding="utf-8"))
+    if args.load:
+        calls = json.loads(args.load.read_text(encoding="utf-8"))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp, "calls.json")
+            asyncio.run(drive(args.checkout.resolve(), out, args.scenario))
+            calls = json.loads(out.read_text(encoding="utf-8"))
+    if args.save:
+        args.save.write_text(json.dumps(calls), encoding="utf-8")
     if args.calls:
         for call in calls:
             if call["caller"] != call["module"]:
                 print(f"{call['caller'] or '-':<40} -> {call['module']}.{call['function']}")
-    print(report(calls))
+    print("Every call:\n" + report(calls))
+    print(
+        "\nThe pipeline (no calls into the core layer, no dataclass constructors):\n"
+        + report(pipeline(calls))
+    )
 
 
 if __name__ == "__main__":
