@@ -9,6 +9,7 @@ from pathlib import Path
 from ..discovery import Target
 from ..document import Document
 from ..engine import Job
+from ..imports import import_roots
 from ..targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
 from ..worker.protocol import DevicePolicy
 
@@ -86,16 +87,3 @@ def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:
         folder = folder.parent
     sys_path = [str(folder), str(Path(path).parent), *import_roots(roots)]
     return ".".join(parts), list(dict.fromkeys(sys_path))
-
-
-def import_roots(roots: list[str]) -> list[str]:
-    """Where the workspace's own packages import from: each root, and its `src/` when that holds a
-    package (the src layout, which an editable install or `pythonpath = src` puts on sys.path, so
-    `scripts/export.py` can `from pkg.model import Net` for `src/pkg/model.py`)."""
-    found = []
-    for root in roots:
-        found.append(root)
-        src = Path(root, "src")
-        if src.is_dir() and any((child / "__init__.py").is_file() for child in src.iterdir()):
-            found.append(str(src))
-    return found
