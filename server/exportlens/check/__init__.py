@@ -1,8 +1,10 @@
 """One check of a document's modules, shared by the CLI and the language server.
 
-`jobs.py` turns a discovered module into a worker job, `run.py` runs a document's jobs and
-diagnoses their outcomes (the parts round: `parts.py`; findings without an export:
-`static_findings.py`; the passes on findings: `guessed.py`, `merge.py`, `outcomes.py`).
+`plan.py` places each module (the document's own check, or another workspace file's: an export
+site, a parent file) and says which modules an edit re-checks (by `keys.py`'s result keys);
+`jobs.py` turns a module into a worker job; `run.py` runs a document's own jobs (the parts round:
+`parts.py`; findings without an export: `static_findings.py`), `elsewhere.py` another file's for
+it, `placed.py` both; `passes.py` turns outcomes into findings, its passes in order.
 
 `check_file` and `check_document` are imported when first asked for: they bring the diagnosis
 stack, which the CLI imports only when a file needs an export (persist/files.py).
