@@ -14,14 +14,12 @@ from collections.abc import Awaitable
 
 from ..document import Document
 from ..engine import Engine
-from ..findings import FileResult, Finding, ModuleResult
-from .elsewhere import check_elsewhere
+from ..findings import FileResult
+from .elsewhere import Checked, check_elsewhere
 from .jobs import CheckOptions
 from .passes import by_position
 from .plan import Placement, PlannedFile
 from .run import EarlyReport, check_document
-
-Checked = tuple[list[ModuleResult], list[Finding]]  # module results and findings of one check
 
 
 async def check_placed(
