@@ -6,7 +6,7 @@ nanoGPT's corpus model.py as it is (tests/data/realcode/corpus/nanogpt), exporte
 `__main__` with a small config, static and with Dims (batch, seq). Per variant, medians of:
 - the parent's job alone, without recording (no part files named) and with it (the eager pass
   under the hooks, plus the narrowed pass with Dims): the child's CPU seconds and the wall clock;
-- a whole check as the server runs it: time to the parent's diagnostics (check.py reports the
+- a whole check as the server runs it: time to the parent's diagnostics (check/run.py reports the
   parent before its parts' jobs run), time to the end (the parts checked alone), and the parts'
   jobs' CPU seconds summed.
 """
@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))  # exportlens, from a checkout
 
 from exportlens.check import CheckOptions, check_document  # noqa: E402
+from exportlens.check.jobs import make_job  # noqa: E402
 from exportlens.document import Document  # noqa: E402
 from exportlens.engine import Engine, EngineOptions  # noqa: E402
 from exportlens.findings import Finding, ModuleResult  # noqa: E402
-from exportlens.job_building import make_job  # noqa: E402
 from measure import median  # noqa: E402
 
 MODEL = ROOT / "tests" / "data" / "realcode" / "corpus" / "nanogpt" / "model.py"

@@ -144,8 +144,8 @@ def run_models(folder: Path, guards: GuardLog) -> list[dict[str, Any]]:
     import importlib
 
     sys.path.insert(0, str(ROOT / "server"))
+    from exportlens.check.jobs import import_context
     from exportlens.discovery import discover
-    from exportlens.job_building import import_context
 
     records: list[dict[str, Any]] = []
     for path in sorted(folder.rglob("*.py")):

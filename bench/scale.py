@@ -10,7 +10,7 @@
 - many modules: a generated file of N small modules (40 lines each: 50 make 2,000 lines). The
   first full check (the worker runs two exports at a time), with the CPU its jobs used over
   the wall time: the cores used. Then one module is edited and re-checked: the modules to
-  re-export are those whose cache key (the language server's `lsp/cache.py`) changed.
+  re-export are those whose cache key (`check/keys.py`) changed.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ except ImportError:  # run from a checkout without PYTHONPATH=server
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 
 from exportlens.check import CheckOptions, check_file
+from exportlens.check.keys import module_keys
 from exportlens.discovery import discover
 from exportlens.engine import Engine, EngineOptions
-from exportlens.lsp.cache import module_keys
 from measure import tree_cpu_seconds
 
 D_MODEL, VOCAB = 2048, 32000

@@ -51,7 +51,7 @@ def test_what_is_slow() -> None:
     assert is_slow_code(found["calls_a_helper_that_spawns"])  # through a helper of tests/
     assert is_slow_code(found["imports_the_worker_inputs"])  # a module of ours that imports torch
     assert uses_torch("torch") and uses_torch("torch.export") and uses_torch("exportlens.worker.inputs")
-    assert not uses_torch("exportlens.lsp.settings") and not uses_torch("json")
+    assert not uses_torch("exportlens.config.settings") and not uses_torch("json")
 
 
 HIDDEN = """

@@ -1,6 +1,6 @@
 /**
  * The ONE place that mirrors the ExportLens server's custom protocol
- * (server/exportlens/lsp/commands.py, scheduler.py, summary_text.py, settings.py).
+ * (server/exportlens/lsp/commands.py, scheduler.py, summary_text.py; config/settings.py).
  * When the server changes a name or a shape, only this file changes.
  */
 
@@ -193,7 +193,7 @@ export interface InitializationOptions {
   cacheDir?: string;
 }
 
-/** The server's configuration section `exportlens` (lsp/settings.py), camelCase on the wire. */
+/** The server's configuration section `exportlens` (config/settings.py), camelCase on the wire. */
 export interface ServerSettings {
   /** null: the export call's own strict= argument, else non-strict. */
   mode: 'non-strict' | 'strict' | 'both' | null;

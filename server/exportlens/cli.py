@@ -11,12 +11,14 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .check.jobs import MODES, CheckOptions
+from .check.plan import PlannedFile, plan_file
+from .check.sites import SiteIndex
 from .codes import registered
+from .config.settings import Settings
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
-from .job_building import MODES, CheckOptions
-from .lsp.settings import Settings
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .report import render
@@ -25,7 +27,7 @@ from .targets import TARGETS
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3
-# The flags' defaults are the settings' (lsp/settings.py declares each once; no pygls there).
+# The flags' defaults are the settings' (config/settings.py declares each once).
 DEFAULT = Settings()
 
 
@@ -96,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="export everything again; by default an unchanged file (its text, the workspace files it"
         " imports, the interpreter and its packages, these options) is reported from the last run",
     )
+    check.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the workspace the files are checked in, as the editor's folder: where export calls of"
+        " other files and imports are looked for (default: the nearest folder above each file with a"
+        " pyproject.toml or .git, else the current folder)",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
@@ -136,7 +145,6 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
     engine = Engine(dataclasses.replace(limits, spares=False, warm_first=True))
     options = CheckOptions(
         mode=args.mode,
-        roots=[os.getcwd()],
         all_failures=not args.first_failure_only,
         meta_above_mb=args.meta_above or None,
         device=args.device,
@@ -158,19 +166,20 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
     if not args.no_cache:
         store = ResultStore(default_folder())
         cache = await asyncio.to_thread(FileCache, store, args.python, settings.results_key())
+    # Each file placed in its workspace as the editor places it: export calls and parent files in
+    # other workspace files (reading them, running nothing).
+    index = SiteIndex() if settings.export_sites else None
+    planned = await asyncio.to_thread(
+        lambda: [plan_file(str(f), options, index, args.root) for f in args.files]
+    )
     try:
         # With the cache, the worker starts with the first file that needs an export (none when
         # every file is unchanged) and the diagnosis stack is imported only then; an interpreter
         # without torch is refused at once, with the worker's reason, as without the cache.
         if cache is None or not cache.env.torch:
             await engine.worker()
-        if cache is None:
-            from .check import check_file
-
-            checks = [check_file(engine, str(f), None, options) for f in args.files]
-        else:
-            checks = [cache.check(engine, str(f), options) for f in args.files]
-        results = list(await asyncio.gather(*checks))
+        checks = [_check(engine, cache, p) for p in planned]
+        results = said_once(list(await asyncio.gather(*checks)))
         info = engine.info
     finally:
         await engine.close()
@@ -182,6 +191,40 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         )
     torch = info.get("torch") or (cache.env.torch if cache else None) or ""
     return results, {"torch": str(torch), "python": str(info.get("python") or args.python or sys.executable)}
+
+
+def _plan_files(
+    args: argparse.Namespace, options: CheckOptions, index: SiteIndex | None
+) -> list[PlannedFile | FileResult]:
+    return [plan_file(str(f), options, index, args.root) for f in args.files]
+
+
+async def _check(engine: Engine, cache: FileCache | None, planned: PlannedFile | FileResult) -> FileResult:
+    if isinstance(planned, FileResult):
+        return planned  # a file that cannot be read: its finding says why
+    if cache is not None:
+        return await cache.check(engine, planned)
+    from .check.placed import check_planned  # the diagnosis stack
+
+    return await check_planned(engine, planned)
+
+
+def said_once(results: list[FileResult]) -> list[FileResult]:
+    """A finding on another checked file, the same as that file's own result has (an export
+    script's failure on the model file it exports: the model's check through that script finds it
+    too), is said with that file only."""
+    own = {
+        r.path: {(d.range.start.line, d.range.start.character, d.code, d.message) for d in r.diagnostics}
+        for r in results
+    }
+    for result in results:
+        result.diagnostics = [
+            d
+            for d in result.diagnostics
+            if d.path == result.path
+            or (d.range.start.line, d.range.start.character, d.code, d.message) not in own.get(d.path, ())
+        ]
+    return results
 
 
 def targets(args: argparse.Namespace) -> tuple[str, ...]:

@@ -1,11 +1,11 @@
 """One text of one file at one version, parsed once: what every step after the buffer reads.
 
 The language server makes one `Document` per buffer version (lsp/documents.py), the CLI one per
-file; the scheduler, `check_file`, the diagnosis context, the fixes, hover, code lens and the
-commands all take it.  Everything derived from the text (its lines, its syntax tree or syntax
-error, the discovery result, the per-module result keys, the lookups fixes make) is computed the
-first time it is asked for and kept with the text, so nothing parses the same text twice.  A
-`Document` never changes: an edit makes a new one.  The trees it hands out are shared: readers
+file; the scheduler, `check_file`, the diagnosis context, the fixes (a fix's candidate text is
+a `Document` too), hover, code lens and the commands all take it.  Everything derived from the
+text (its lines, its syntax tree or syntax error, the discovery result, the lookups fixes make)
+is computed the first time it is asked for and kept with the text, so nothing parses the same
+text twice.  A `Document` never changes: an edit makes a new one.  The trees it hands out are shared: readers
 never modify them (a fix builder that rewrites nodes works on a copy).
 """
 
@@ -15,7 +15,7 @@ import ast
 import functools
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .textpos import SourceText
 
@@ -43,7 +43,8 @@ class Document:
     @staticmethod
     def owning(text: str) -> Document | None:
         """The live document whose text is this very string (not an equal one): code that is
-        handed `doc.text` (the fix builders) reaches the document's one parse through it."""
+        handed `doc.text` (diagnosis's column and spec lookups) reaches the document's one parse
+        through it."""
         doc = _OWNERS.get(id(text))
         return doc if doc is not None and doc.text is text else None
 
@@ -96,16 +97,7 @@ class Document:
 
         return discover_document(self)
 
-    def module_keys(self, salt: tuple[Any, ...]) -> dict[str, str]:
-        """Per module, the key of its results (lsp/cache.py), for the settings in `salt`."""
-        cached: dict[tuple[Any, ...], dict[str, str]] = self.__dict__.setdefault("_keys", {})
-        if salt not in cached:
-            from .lsp.cache import module_keys
-
-            cached[salt] = module_keys(self.text, self.discovery, salt)
-        return cached[salt]
-
-    # -- lookups the fix builders share (fixes/parsed.py) --------------------------------
+    # -- lookups the fix builders share (fixes/) ----------------------------------------
     @functools.cached_property
     def names(self) -> frozenset[str]:
         """Every name bound or read anywhere in the text: a new name must avoid them all."""

@@ -1,6 +1,6 @@
 """Where a file's imports lead inside the workspace: the one resolver behind export sites
-(lsp/sites.py: which file a `from M import Net` names) and result keys (persist/fingerprint.py:
-which workspace files a module's results depend on)."""
+(check/sites.py: which file a `from M import Net` names), result keys (persist/fingerprint.py:
+which workspace files a module's results depend on) and a job's `sys.path` (check/jobs.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .document import Document
-from .job_building import import_roots
+
+
+def import_roots(roots: list[str]) -> list[str]:
+    """Where the workspace's own packages import from: each root, and its `src/` when that holds a
+    package (the src layout, which an editable install or `pythonpath = src` puts on sys.path, so
+    `scripts/export.py` can `from pkg.model import Net` for `src/pkg/model.py`)."""
+    found = []
+    for root in roots:
+        found.append(root)
+        src = Path(root, "src")
+        if src.is_dir() and any((child / "__init__.py").is_file() for child in src.iterdir()):
+            found.append(str(src))
+    return found
 
 
 @dataclass(frozen=True)

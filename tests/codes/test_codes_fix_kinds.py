@@ -9,8 +9,15 @@ import ast
 import pytest
 
 from exportlens.codes import CODES, FIX_ONLY
+from exportlens.document import Document
 from exportlens.fixes import fixes_for
 from tests.paths import ROOT
+
+
+def buffer(text: str) -> Document:
+    """The buffer a fix is computed on (nothing is read from its path)."""
+    return Document("/fixes/model.py", text)
+
 
 FIXES = ROOT / "server" / "exportlens" / "fixes"
 
@@ -105,14 +112,16 @@ def test_every_fix_kind_of_fixes_is_declared_by_a_code_and_every_declared_one_ex
 def test_what_fixes_offers_for_a_code_is_what_the_code_declares(
     code: str, line_no: int, data: dict[str, object], module: str
 ) -> None:
-    offered = {f.kind for f in fixes_for(MODEL, code, line_no, data, module)}
+    offered = {f.kind for f in fixes_for(buffer(MODEL), code, line_no, data, module)}
     assert offered, f"no fix offered for {code}: the sample no longer fits it"
     assert offered <= set(CODES[code].fixes), (code, offered)
 
 
 def test_every_declared_fix_kind_is_offered_for_its_code() -> None:
     offered = {
-        (code, f.kind) for code, n, data, module in FINDINGS for f in fixes_for(MODEL, code, n, data, module)
+        (code, f.kind)
+        for code, n, data, module in FINDINGS
+        for f in fixes_for(buffer(MODEL), code, n, data, module)
     }
     declared = {(code, kind) for code, entry in CODES.items() for kind in entry.fixes}
     assert declared - offered == set(), "declared in the codes registry, never offered by fixes_for"
@@ -121,6 +130,7 @@ def test_every_declared_fix_kind_is_offered_for_its_code() -> None:
 def test_a_code_without_declared_fixes_is_offered_none() -> None:
     for code, entry in CODES.items():
         if not entry.fixes:
-            assert fixes_for(MODEL, code, line("if x.max()"), {"name": "last", "class": "Out"}, "M") == [], (
-                code
-            )
+            assert (
+                fixes_for(buffer(MODEL), code, line("if x.max()"), {"name": "last", "class": "Out"}, "M")
+                == []
+            ), code

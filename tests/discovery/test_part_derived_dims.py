@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from exportlens.check.jobs import CheckOptions, make_job
 from exportlens.document import Document
 from exportlens.engine import Engine
-from exportlens.job_building import CheckOptions, make_job
 from tests.conftest import check
 
 ENCODER = """

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ast
 
+from exportlens.check.parts import RecordedPart, part_findings
 from exportlens.discovery import Target
 from exportlens.findings import Finding, Range
-from exportlens.parts import RecordedPart, part_findings
 
 PART = RecordedPart(Target("Attention", "Attention", ast.Pass(), {"kind": "recorded"}), "Block", "m.py")
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from exportlens.check import check_file
+from exportlens.check.jobs import CheckOptions
 from exportlens.document import Document
 from exportlens.engine import Engine
-from exportlens.job_building import CheckOptions
 from tests.conftest import line_of
 from tests.lsp.test_parts_elsewhere_server import BLOCKS, BROKEN, MODEL
 
@@ -56,9 +56,9 @@ async def test_without_the_sibling_document_only_the_files_own_parts_are_checked
 
 
 async def test_a_scripts_parent_result_is_heard_before_its_parts_are_checked(engine: Engine, write) -> None:
-    # The server's path for a model file that a script exports (lsp/elsewhere.py): the parent's
+    # The server's path for a model file that a script exports (check/elsewhere.py): the parent's
     # result, mapped onto the model's lines, is reported before the parts' own jobs end.
-    from exportlens.lsp.elsewhere import check_elsewhere
+    from exportlens.check.elsewhere import check_elsewhere
     from tests.lsp.test_parts_elsewhere_server import SCRIPT
 
     model = BROKEN + MODEL.split("from blocks import Block\n")[1].split('    if __name__ == "__main__":')[0]

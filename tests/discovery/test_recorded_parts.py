@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from exportlens.check import check_file
+from exportlens.check.jobs import CheckOptions, make_job
 from exportlens.document import Document
 from exportlens.engine import Engine
 from exportlens.findings import FileResult
-from exportlens.job_building import CheckOptions, make_job
 from tests.conftest import check, line_of
 from tests.discovery.test_parts_and_guesses import BLOCK
 from tests.realcode_expected import CORPUS

@@ -15,8 +15,8 @@ import pytest
 
 from exportlens import early_worker
 from exportlens.check import check_file
+from exportlens.check.jobs import CheckOptions
 from exportlens.engine import Engine, EngineOptions
-from exportlens.job_building import CheckOptions
 from exportlens.lsp.app import ExportLensServer
 from tests.conftest import WORKER_PYTHON
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from exportlens.check import check_file
+from exportlens.check.jobs import CheckOptions
 from exportlens.engine import Engine
-from exportlens.job_building import CheckOptions
 from tests.conftest import check, line_of
 
 

@@ -13,8 +13,15 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from exportlens.document import Document
 from exportlens.fixes import apply, fixes_for
 from tests.worker_torch import WorkerTorch
+
+
+def buffer(text: str) -> Document:
+    """The buffer a fix is computed on (nothing is read from its path)."""
+    return Document("/fixes/model.py", text)
+
 
 PREDS = ["x.sum() > 0", "(x > 0).any()", "y.mean() < 0.5", "x.max() > y.min()"]
 EXPRS = ["x + 1", "y * z", "x.sin()", "z - y", "x", "y.view(-1)", "torch.relu(x) * 2", "x.abs()"]
@@ -88,7 +95,7 @@ def test_rewrites_parse_and_behave_like_the_original(
     # `case` last: @given fills the rightmost argument, pytest the fixture
     source, shape = case
     line = next(i for i, text in enumerate(source.splitlines()) if text.strip().startswith("if "))
-    fixes = fixes_for(source, "data-dependent-branch", line, {}, None)
+    fixes = fixes_for(buffer(source), "data-dependent-branch", line, {}, None)
     cond = [f for f in fixes if f.kind == "cond"]
     assert len(cond) == 1, fixes
     if shape in REFUSED:
@@ -102,7 +109,7 @@ def test_rewrites_parse_and_behave_like_the_original(
         if fix.disabled:
             assert not fix.edits
             continue
-        new = apply(source, fix.edits)  # raises unless the whole text parses
+        new = apply(buffer(source), fix.edits).text  # raises unless the whole text parses
         assert "z = x * 0.5  # kept" in new
         offered.append((fix.title, new))
     if offered:
@@ -114,8 +121,8 @@ def test_rewrites_parse_and_behave_like_the_original(
 def test_elif_and_while_are_refused_with_a_reason() -> None:
     source = "def f(x):\n    if x.sum() > 0:\n        return x\n    elif x.sum() < -1:\n        return -x\n"
     source += "    return x\n"
-    (fix,) = fixes_for(source, "data-dependent-branch", 3, {}, None)
+    (fix,) = fixes_for(buffer(source), "data-dependent-branch", 3, {}, None)
     assert fix.disabled and "elif" in fix.disabled
     loop = "def f(x):\n    while x.sum() > 0:\n        x = x - 1\n    return x\n"
-    (fix,) = fixes_for(loop, "data-dependent-branch", 1, {}, None)
+    (fix,) = fixes_for(buffer(loop), "data-dependent-branch", 1, {}, None)
     assert fix.disabled and "while" in fix.disabled

@@ -4,11 +4,20 @@ be the whole file's, whatever the edit (property test against `ast.parse` of the
 from __future__ import annotations
 
 import ast
+import functools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from exportlens.document import Document
 from exportlens.fixes import Edit, EditError, apply
+
+
+@functools.lru_cache(maxsize=4)
+def buffer(text: str) -> Document:
+    """The buffer a fix is computed on (nothing is read from its path); BASE's is parsed once."""
+    return Document("/fixes/model.py", text)
+
 
 BASE = '''# leading comment
 import torch
@@ -91,7 +100,7 @@ def edits(draw: st.DrawFn) -> list[Edit]:
 def test_apply_accepts_exactly_what_parses(chosen: list[Edit]) -> None:
     expected = full_verdict(BASE, chosen)
     try:
-        apply(BASE, chosen)
+        apply(buffer(BASE), chosen)
         accepted = True
     except EditError:
         accepted = False
@@ -110,5 +119,8 @@ def _split_construct(chosen: list[Edit]) -> bool:
 
 def test_an_indented_line_after_a_statement_continues_it() -> None:
     source = "def f():\n    return 1\n\n# c\n\nx = 2\n"
-    assert apply(source, [Edit(3, 3, "    pass\n")]) == "def f():\n    return 1\n\n    pass\n# c\n\nx = 2\n"
-    assert apply(source, [Edit(2, 2, "else_ = 0\n")])
+    assert (
+        apply(buffer(source), [Edit(3, 3, "    pass\n")]).text
+        == "def f():\n    return 1\n\n    pass\n# c\n\nx = 2\n"
+    )
+    assert apply(buffer(source), [Edit(2, 2, "else_ = 0\n")]).text

@@ -5,11 +5,13 @@ instrumented in its process (parse_counting_server.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import sys
 import textwrap
-from collections.abc import AsyncIterator
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +103,7 @@ def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(textwrap.dedent(text).splitlines()) if needle in line)
 
 
-# A part-only file and the workspace file that exports what it is part of (lsp/elsewhere.py).
+# A part-only file and the workspace file that exports what it is part of (check/elsewhere.py).
 BLOCK = """
 import torch
 
@@ -147,3 +149,61 @@ async def test_a_parent_file_on_disk_is_parsed_once_across_checks(
         version = server.change(uri, text.replace("* 2", f"* {factor}"))
         assert await server.wait_checked(uri, version) == []
     assert parses_of(log, parent) == 1, "the parent file's one text, parsed once in the server"
+
+
+async def test_each_text_is_parsed_at_most_once_fix_candidates_included(
+    counted_server: tuple[Session, Path],
+) -> None:
+    """The buffer, and each fix's candidate text: validated when the fixes are computed, then
+    proven and discovered from that one `Document` (fixes/model.py `Fix.proposed`), never parsed
+    again. No text at all is parsed twice (the regions a validation parses included)."""
+    server, log = counted_server
+    uri, text = server.write("gate_fixes.py", SOURCE)
+    opened = await server.open_uri(uri, text)
+    branch = next(d for d in opened if d.code == "data-dependent-branch")
+    actions = await proven_actions(server, uri, branch)
+    candidates = []
+    for action in actions:
+        resolved = await server.client.code_action_resolve_async(action)
+        assert resolved.edit is not None and resolved.edit.document_changes, resolved
+        (change,) = resolved.edit.document_changes
+        assert isinstance(change, types.TextDocumentEdit)
+        candidates.append(edited_text(text, change.edits))
+    assert candidates, "the data-dependent branch has fixes that are proven"
+    assert parses_of(log, text) == 1
+    for candidate in candidates:
+        assert parses_of(log, candidate) == 1, f"a fix's candidate parsed again:\n{candidate}"
+    counts = Counter(log.read_text().splitlines())
+    assert [n for n in counts.values() if n > 1] == [], "a text parsed more than once in the server"
+
+
+async def proven_actions(server: Session, uri: str, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    """The fixes offered for `diagnostic` once none is still being proven (the proofs export each
+    candidate, so each has been discovered by then)."""
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic]),
+    )
+    found: list[types.CodeAction] = []
+
+    def settled() -> bool:
+        return bool(found) and not any("checking" in a.title for a in found)
+
+    while not settled():
+        answer = await server.client.text_document_code_action_async(params) or []
+        found = [a for a in answer if isinstance(a, types.CodeAction) and a.disabled is None]
+        if not settled():
+            await asyncio.sleep(0.1)
+    return found
+
+
+def edited_text(text: str, edits: Sequence[types.TextEdit | types.AnnotatedTextEdit]) -> str:
+    """`text` after the LSP edits (positions in UTF-16 columns: this file is ASCII)."""
+    lines = text.splitlines(keepends=True)
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start = sum(len(x) for x in lines[: e.range.start.line]) + e.range.start.character
+        end = sum(len(x) for x in lines[: e.range.end.line]) + e.range.end.character
+        text = text[:start] + e.new_text + text[end:]
+        lines = text.splitlines(keepends=True)
+    return text

@@ -1,4 +1,4 @@
-"""Every place that shows or reads a setting agrees with its one declaration (`lsp/settings.py`).
+"""Every place that shows or reads a setting agrees with its one declaration (`config/settings.py`).
 
 Compared, not generated: package.json's `contributes.configuration`, the extension's README
 table, the LSP README table, `extension/src/settings.ts` / `protocol.ts`, the CLI's flags.
@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from exportlens.cli import build_parser
-from exportlens.lsp.settings import CLIENT_ONLY, SPECS, Settings, Spec, merge
+from exportlens.config.settings import CLIENT_ONLY, SPECS, Settings, Spec
+from exportlens.lsp.client_settings import merge
 from tests.paths import ROOT
 
 CLIENT_SPECS = [s for s in SPECS if s.client is not None]
@@ -101,7 +102,7 @@ def test_package_json() -> None:
         if "enumDescriptions" in prop:
             assert len(prop["enumDescriptions"]) == len(prop["enum"]), spec.name
     declared = {client_name(s) for s in CLIENT_SPECS} | set(CLIENT_ONLY)
-    assert set(props) <= declared, "in package.json, not declared in lsp/settings.py"
+    assert set(props) <= declared, "in package.json, not declared in config/settings.py"
 
 
 def test_extension_readme() -> None:

@@ -11,8 +11,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from exportlens.config.settings import Settings
 from exportlens.lsp.app import ExportLensServer
-from exportlens.lsp.settings import Settings, merge, to_json
+from exportlens.lsp.client_settings import merge, to_json
 
 
 class Answering(ExportLensServer):

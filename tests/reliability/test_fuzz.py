@@ -18,12 +18,12 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from exportlens.check.keys import module_keys
+from exportlens.check.static_findings import anchor_range, no_inputs_finding, syntax_finding
 from exportlens.diagnosis import DiagnosisContext, diagnose
 from exportlens.discovery import discover
 from exportlens.document import Document
 from exportlens.findings import Finding, Range
-from exportlens.lsp.cache import module_keys
-from exportlens.static_findings import anchor_range, no_inputs_finding, syntax_finding
 from exportlens.textpos import SourceText, utf16_len
 
 # CI runs the same examples every time (a stop must not fail on a new random draw); the long

@@ -8,10 +8,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from exportlens.check.jobs import CheckOptions, make_job
 from exportlens.discovery import discover
 from exportlens.document import Document
 from exportlens.engine import Engine, JobOutcome
-from exportlens.job_building import CheckOptions, make_job
 from tests.conftest import line_of
 
 THREE_FAILURES = """

@@ -16,9 +16,9 @@ import textwrap
 from pathlib import Path
 
 from exportlens.check import CheckOptions
+from exportlens.check.jobs import make_job
 from exportlens.document import Document
 from exportlens.early_worker import WORKER_DIR
-from exportlens.job_building import make_job
 from exportlens.worker import protocol
 from tests.conftest import WORKER_PYTHON
 

@@ -72,7 +72,7 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
   assert.equal(toServerSettings({ ...DEFAULTS, mode: 'both' }, { python: null, trusted: true }).mode, 'both');
 });
 
-test('every server setting name is one the server knows (lsp/settings.py _FIELDS)', () => {
+test('every server setting name is one the server knows (config/settings.py SPECS)', () => {
   const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);

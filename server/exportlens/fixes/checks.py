@@ -11,13 +11,14 @@ import ast
 import copy
 from typing import Any
 
+from ..document import Document
 from .edits import Edit, indent_of, unique_name
 from .model import Fix
-from .parsed import enclosing, names_of, tree_of
+from .parsed import enclosing
 
 
-def check_fixes(source: str, line: int, code: str, data: dict[str, Any]) -> list[Fix]:
-    tree = tree_of(source)
+def check_fixes(doc: Document, line: int, code: str, data: dict[str, Any]) -> list[Fix]:
+    tree = doc.tree
     hits = [
         n
         for n in enclosing(tree, line + 1, ast.If)
@@ -26,7 +27,7 @@ def check_fixes(source: str, line: int, code: str, data: dict[str, Any]) -> list
     if not hits:
         return []
     node = hits[-1]
-    lines = source.splitlines(keepends=True)
+    lines = doc.text.splitlines(keepends=True)
     header = lines[node.lineno - 1]
     if not header.lstrip().startswith("if "):
         return []  # an `elif`: the check would have to go inside the previous branch
@@ -40,10 +41,10 @@ def check_fixes(source: str, line: int, code: str, data: dict[str, Any]) -> list
     ]
     new_header = header
     if items:
-        segment = ast.get_source_segment(source, items[0])
+        segment = ast.get_source_segment(doc.text, items[0])
         if segment is None or header.count(segment) != 1:
             return []
-        name = unique_name(set(names_of(source)), "value")
+        name = unique_name(set(doc.names), "value")
         prelude.append(f"{ind}{name} = {segment}\n")
         new_header = header.replace(segment, name, 1)
         test = _replace(test, items[0], ast.Name(name, ast.Load()))

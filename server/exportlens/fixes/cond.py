@@ -18,10 +18,11 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from ..document import Document
 from . import scan
 from .edits import Edit, indent_of, reindent, unique_name
 from .model import Fix, refused
-from .parsed import enclosing, names_of, parents_of, tree_of
+from .parsed import enclosing
 
 TITLE = "Rewrite as torch.cond"
 Func = ast.FunctionDef | ast.AsyncFunctionDef
@@ -39,9 +40,9 @@ class Site:
     in_loop: bool
 
 
-def cond_fixes(source: str, line: int, code: str) -> list[Fix]:
+def cond_fixes(doc: Document, line: int, code: str) -> list[Fix]:
     """Fixes for a data-dependent `if` whose condition is on 0-based `line`."""
-    tree = tree_of(source)
+    tree = doc.tree
     hits = [
         n
         for n in enclosing(tree, line + 1, ast.If)
@@ -60,16 +61,16 @@ def cond_fixes(source: str, line: int, code: str) -> list[Fix]:
     funcs = [f for f in enclosing(tree, line + 1, ast.FunctionDef) if isinstance(f, ast.FunctionDef)]
     if not funcs:
         return []
-    site_or_why = _site(source, funcs[-1], node)
+    site_or_why = _site(doc, funcs[-1], node)
     if isinstance(site_or_why, str):
         return [refused(TITLE, code, "cond", site_or_why)]
-    fixes = [_cond(site_or_why, code, source)]
+    fixes = [_cond(site_or_why, code, doc)]
     where = _where(site_or_why, code, tree)
     return fixes + ([where] if where else [])
 
 
-def _site(source: str, func: Func, node: ast.If) -> Site | str:
-    up = parents_of(source)
+def _site(doc: Document, func: Func, node: ast.If) -> Site | str:
+    up = doc.parents
     chain: list[ast.AST] = []
     cur: ast.AST | None = node
     while cur is not None and cur is not func:
@@ -77,10 +78,10 @@ def _site(source: str, func: Func, node: ast.If) -> Site | str:
         cur = up.get(cur)
     parent = up.get(node)
     if isinstance(parent, ast.If) and parent.orelse == [node] and node.lineno == parent.orelse[0].lineno:
-        if source.splitlines()[node.lineno - 1].lstrip().startswith("elif"):
+        if doc.text.splitlines()[node.lineno - 1].lstrip().startswith("elif"):
             return "an `elif`: rewrite the first `if` of the chain (its else branch holds this one)"
     in_loop = any(isinstance(n, (ast.For, ast.While, ast.AsyncFor)) for n in chain[1:])
-    lines = source.splitlines(keepends=True)
+    lines = doc.text.splitlines(keepends=True)
     body, orelse = node.body, node.orelse
     ret_t, ret_f = scan.always_returns(body), scan.always_returns(orelse)
     any_ret = scan.has(body + orelse, (ast.Return,))
@@ -99,7 +100,7 @@ def _site(source: str, func: Func, node: ast.If) -> Site | str:
     return Site(lines, func, node, end, body, orelse, False, in_loop)
 
 
-def _cond(site: Site, code: str, source: str) -> Fix:
+def _cond(site: Site, code: str, doc: Document) -> Fix:
     func, node = site.func, site.node
     before = scan.defined_before(func, node.lineno) - {"self", "cls"}
     why = scan.side_effect(site.true_body, before) or scan.side_effect(site.false_body, before)
@@ -121,7 +122,7 @@ def _cond(site: Site, code: str, source: str) -> Fix:
     read = scan.loads(site.true_body) + scan.loads(site.false_body) + outputs
     operands = [n for n in dict.fromkeys([*scan.params(func), *read]) if n in before and n in read]
     ind = indent_of(site.source_lines[node.lineno - 1])
-    taken = set(names_of(source))
+    taken = set(doc.names)
     t_name, f_name = unique_name(taken, "true_fn"), unique_name(taken, "false_fn")
     sig = ", ".join(operands)
     text = [f"{ind}def {t_name}({sig}):\n"]
@@ -132,7 +133,7 @@ def _cond(site: Site, code: str, source: str) -> Fix:
     call = f"torch.cond({_pred(node)}, {t_name}, {f_name}, {ops})"
     lhs = "return " if site.returns else f"{', '.join(outputs)} = "
     text.append(f"{ind}{lhs}{call}{_comment(site.source_lines[node.lineno - 1])}\n")
-    edits = [Edit(node.lineno - 1, site.end, "".join(text)), *_torch_import(tree_of(source))]
+    edits = [Edit(node.lineno - 1, site.end, "".join(text)), *_torch_import(doc.tree)]
     return Fix(TITLE, code, "cond", edits, branch_spec(site))
 
 

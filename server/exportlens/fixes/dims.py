@@ -15,22 +15,22 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..document import Document
 from .edits import Edit, ensure_import, indent_of, span_edits
 from .model import Fix
-from .parsed import tree_of
 from .small import export_call
 
 FACTORIES = {"randn", "rand", "ones", "zeros", "empty", "full"}
 
 
-def dim_fixes(source: str, line: int, code: str, data: dict[str, Any], module: str | None) -> list[Fix]:
-    call = export_call(source, module)
+def dim_fixes(doc: Document, line: int, code: str, data: dict[str, Any], module: str | None) -> list[Fix]:
+    call = export_call(doc, module)
     if call is None:
         return []
-    tree = tree_of(source)
+    tree = doc.tree
     shapes = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), None)
     if code == "dim-example-too-small":
-        return _bigger_example(source, tree, call, shapes, str(data.get("dim", "")), code, module)
+        return _bigger_example(doc, call, shapes, str(data.get("dim", "")), code, module)
     # torch's suggested fixes (Dim), or the bound a ShapeVar (the spec API) needs for a shape test
     bounds = [s for s in data.get("spec_bounds") or [] if isinstance(s, str)]
     suggested = [s for s in data.get("suggested") or [] if isinstance(s, str)] or bounds
@@ -50,7 +50,7 @@ def dim_fixes(source: str, line: int, code: str, data: dict[str, Any], module: s
         if isinstance(value, ast.Call):
             where = _declaration(tree, name) or _inline(shapes, name)
             if where is not None:
-                func = ast.get_source_segment(source, where.func) or "Dim"
+                func = ast.get_source_segment(doc.text, where.func) or "Dim"
                 replacements.append((where, func + ast.unparse(value)[len(ast.unparse(value.func)) :]))
             else:
                 declare.append(text)
@@ -70,13 +70,13 @@ def dim_fixes(source: str, line: int, code: str, data: dict[str, Any], module: s
             title = f"use the same Dim for both (`{text}`)"
         replacements += [(u, new) for u in uses]
         titles.append(title)
-    edits = span_edits(source, replacements)
+    edits = span_edits(doc, replacements)
     if declare:
         stmt_line = _statement_line(tree, call)
-        ind = indent_of(source.splitlines()[stmt_line])
+        ind = indent_of(doc.text.splitlines()[stmt_line])
         edits.append(Edit(stmt_line, stmt_line, "".join(f"{ind}{d}\n" for d in declare)))
     if any("Dim(" in d for d in declare) and not is_bound(tree, "Dim"):
-        edits += ensure_import(source, "torch.export", "Dim")
+        edits += ensure_import(doc, "torch.export", "Dim")
     title = "Dims: " + "; ".join(titles)
     why = " (as the example is)" if bounds else " (torch's suggested fix)"
     return [Fix(title[:1].upper() + title[1:] + why, code, "dims", edits, module=module)]
@@ -140,8 +140,7 @@ def is_bound(tree: ast.Module, name: str) -> bool:
 
 
 def _bigger_example(
-    source: str,
-    tree: ast.Module,
+    doc: Document,
     call: ast.Call,
     shapes: ast.expr | None,
     dim: str,
@@ -152,7 +151,7 @@ def _bigger_example(
     if shapes is None or len(call.args) < 2 or not isinstance(call.args[1], (ast.Tuple, ast.List)):
         return []
     examples = call.args[1].elts
-    params = forward_params(tree, module)
+    params = forward_params(doc.tree, module)
     entries: list[tuple[int, ast.expr]] = []
     if isinstance(shapes, ast.Dict):
         for key, value in zip(shapes.keys, shapes.values, strict=True):
@@ -176,7 +175,7 @@ def _bigger_example(
     if not replacements:
         return []
     title = f"Use an example of size 2 for {', '.join(shown)} (sizes 0/1 make `{dim}` a constant)"
-    return [Fix(title, code, "example", span_edits(source, replacements), module=module)]
+    return [Fix(title, code, "example", span_edits(doc, replacements), module=module)]
 
 
 def rank_of(example: ast.expr) -> int | None:

@@ -11,21 +11,21 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..document import Document
 from .dims import forward_params, is_bound, rank_of, size_arg
 from .edits import ensure_import, span_edits
 from .model import Fix
-from .parsed import document_of, tree_of
 from .small import export_call
 from .style import spec_imports, tensor_spec, uses_spec_api
 
 
-def dynamic_fixes(source: str, limit: int = 4) -> list[Fix]:
+def dynamic_fixes(doc: Document, limit: int = 4) -> list[Fix]:
     """On export calls without `dynamic_shapes`: "make dim k of `x` dynamic" (the worker narrows the
     range with torch's suggested fixes if the full range does not export; see `with_range`)."""
-    tree = tree_of(source)
+    tree = doc.tree
     fixes: list[Fix] = []
-    for target in document_of(source).discovery.targets:
-        call = export_call(source, target.name) if target.inputs.get("kind") == "export-call" else None
+    for target in doc.discovery.targets:
+        call = export_call(doc, target.name) if target.inputs.get("kind") == "export-call" else None
         if call is None or any(k.arg == "dynamic_shapes" for k in call.keywords) or len(call.args) < 2:
             continue
         examples = call.args[1]
@@ -43,15 +43,14 @@ def dynamic_fixes(source: str, limit: int = 4) -> list[Fix]:
                 ):
                     fixes.append(
                         _make_dynamic(
-                            source, tree, call, params[index], dim, None, None, target.name, rank_of(example)
+                            doc, call, params[index], dim, None, None, target.name, rank_of(example)
                         )
                     )
     return fixes
 
 
 def _make_dynamic(
-    source: str,
-    tree: ast.Module,
+    doc: Document,
     call: ast.Call,
     name: str,
     dim: int,
@@ -60,21 +59,22 @@ def _make_dynamic(
     module: str,
     rank: int | None = None,  # the example's; the spec API needs every dim of the tensor
 ) -> Fix:
-    text = ast.get_source_segment(source, call) or ast.unparse(call)
+    tree = doc.tree
+    text = ast.get_source_segment(doc.text, call) or ast.unparse(call)
     head = text[:-1].rstrip()
     head += " " if head.endswith(",") else ", "
     if uses_spec_api(tree) and rank is not None:  # the file's own API: unbacked, nothing to refine
         declared = tensor_spec(name, dim, rank)
         new = f'{head}dynamic_shapes=ShapesSpec(params=ParamsSpec({{"{name}": {declared}}})))'
-        edits = span_edits(source, [(call, new)]) + spec_imports(source, tree)
+        edits = span_edits(doc, [(call, new)]) + spec_imports(tree)
         refine = False
     else:
         bounds = "".join(f", {k}={v}" for k, v in (("min", low), ("max", high)) if v)  # min 0: the default
         declared = f'Dim("{name}_dim{dim}"{bounds})'
         new = f'{head}dynamic_shapes={{"{name}": {{{dim}: {declared}}}}})'
-        edits = span_edits(source, [(call, new)])
+        edits = span_edits(doc, [(call, new)])
         if not is_bound(tree, "Dim"):
-            edits += ensure_import(source, "torch.export", "Dim")
+            edits += ensure_import(doc, "torch.export", "Dim")
         refine = True
     fix = Fix(f"Make dim {dim} of `{name}` dynamic: `{declared}`", "make-dynamic", "dynamic", edits)
     fix.verify = {"compare": "self", "refine": refine}
@@ -83,7 +83,7 @@ def _make_dynamic(
     return fix
 
 
-def with_range(source: str, fix: Fix, refined: Any) -> Fix | str:
+def with_range(doc: Document, fix: Fix, refined: Any) -> Fix | str:
     """The make-dynamic fix redone with the range torch proved (or why the dim cannot be dynamic)."""
     spec = refined.get(fix.data["input"], {}) if isinstance(refined, dict) else {}
     value = spec.get(str(fix.data["dim"])) if isinstance(spec, dict) else None
@@ -91,10 +91,9 @@ def with_range(source: str, fix: Fix, refined: Any) -> Fix | str:
         return f"the code fixes this size to {value}: it cannot be dynamic"
     if not isinstance(value, dict):
         return "torch's suggested fixes did not keep this dim"
-    tree = tree_of(source)
     line, col = fix.data["call"]
     call = next(
-        n for n in ast.walk(tree) if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)
+        n for n in ast.walk(doc.tree) if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)
     )
     low, high = value.get("min"), value.get("max")
-    return _make_dynamic(source, tree, call, fix.data["input"], fix.data["dim"], low, high, str(fix.module))
+    return _make_dynamic(doc, call, fix.data["input"], fix.data["dim"], low, high, str(fix.module))

@@ -2,7 +2,9 @@
 
 Every fix is a list of whole-line replacements (so columns never need UTF-16
 care), applied at once as one undoable edit.  `apply` refuses a result that
-does not parse: no fix is ever offered that would break the file.
+does not parse: no fix is ever offered that would break the file.  What it returns is the
+fix's candidate text as one `Document`: the proof exports it and discovers its modules from
+that document's one parse.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import ast
 import itertools
 from dataclasses import dataclass
 
-from .parsed import top_level_spans, tree_of
+from ..document import Document
 
 
 @dataclass(frozen=True)
@@ -30,8 +32,10 @@ class EditError(ValueError):
     """The edits overlap, point outside the text, or produce a file that does not parse."""
 
 
-def apply(source: str, edits: list[Edit]) -> str:
-    """The text after `edits`; raises EditError unless the whole result parses."""
+def apply(doc: Document, edits: list[Edit]) -> Document:
+    """The document after `edits` (the same path, version and URI: the text a fix proposes for
+    that buffer); raises EditError unless the whole result parses."""
+    source = doc.text
     lines = source.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"  # normalised; an edit that reaches the end keeps it so
@@ -43,7 +47,7 @@ def apply(source: str, edits: list[Edit]) -> str:
         if not 0 <= edit.first <= edit.end <= len(lines):
             raise EditError(f"edit outside the text: lines {edit.first}-{edit.end}")
     try:
-        for text in _edited_regions(source, lines, ordered):
+        for text in _edited_regions(doc, lines, ordered):
             ast.parse(text)
     except SyntaxError as exc:
         raise EditError(f"the edited text does not parse: {exc.msg}") from exc
@@ -53,17 +57,17 @@ def apply(source: str, edits: list[Edit]) -> str:
     text = "".join(new)
     if not source.endswith("\n") and text.endswith("\n") and source:
         text = text[:-1]
-    return text
+    return Document(doc.path, text, doc.version, doc.uri)
 
 
-def _edited_regions(source: str, lines: list[str], ordered: list[Edit]) -> list[str]:
+def _edited_regions(doc: Document, lines: list[str], ordered: list[Edit]) -> list[str]:
     """The edited text of each run of top-level statements the edits touch.
 
     Top-level statements parse independently, so checking the ones an edit touches and their
     neighbours is checking the file, at the cost of a few statements instead of the whole
     buffer: a publish checks every fix of every finding.
     """
-    spans = top_level_spans(source)
+    spans = doc.top_level_spans
     if spans is None:
         whole = lines[:]
         for edit in reversed(ordered):
@@ -122,9 +126,9 @@ def unique_name(taken: set[str], base: str) -> str:
     return name
 
 
-def ensure_import(source: str, module: str, name: str) -> list[Edit]:
+def ensure_import(doc: Document, module: str, name: str) -> list[Edit]:
     """An edit adding `from module import name` after the last top-level import, unless present."""
-    tree = tree_of(source)
+    tree = doc.tree
     for stmt in tree.body:
         if isinstance(stmt, ast.ImportFrom) and stmt.module == module:
             if any(a.name == name and a.asname is None for a in stmt.names):
@@ -147,9 +151,9 @@ def _col(line: str, byte_col: int) -> int:
     return len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
 
 
-def span_edits(source: str, replacements: list[tuple[ast.AST, str]]) -> list[Edit]:
+def span_edits(doc: Document, replacements: list[tuple[ast.AST, str]]) -> list[Edit]:
     """Replace expressions (by their AST positions) with new text, as whole-line edits."""
-    lines = source.splitlines(keepends=True)
+    lines = doc.text.splitlines(keepends=True)
     spans = sorted(
         (
             (n.lineno - 1, n.col_offset, (n.end_lineno or n.lineno) - 1, n.end_col_offset or 0, text)  # type: ignore[attr-defined]

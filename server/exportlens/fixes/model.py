@@ -6,7 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edits import Edit
+from ..document import Document
+from .edits import Edit, apply
 
 
 @dataclass
@@ -22,6 +23,14 @@ class Fix:
     module: str | None = None
     line: int | None = None  # 0-based line it is offered on when no finding anchors it
     data: dict[str, Any] = field(default_factory=dict)  # kind-specific facts (make-dynamic: call, input, dim)
+    # The text it proposes, as one document (validated, proven and discovered from its one parse).
+    candidate: Document | None = field(default=None, repr=False, compare=False)
+
+    def proposed(self, doc: Document) -> Document:
+        """The document this fix makes of `doc` (the one it was computed on); made once."""
+        if self.candidate is None:
+            self.candidate = apply(doc, self.edits)
+        return self.candidate
 
     @property
     def key(self) -> str:

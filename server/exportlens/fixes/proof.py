@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..check.jobs import CheckOptions, make_job
 from ..document import Document
 from ..engine import Job, JobOutcome
-from ..job_building import CheckOptions, make_job
-from .edits import apply
 from .model import Fix
 
 
@@ -55,7 +54,7 @@ def proof_job(
     """The verify job for `fix` on `doc`, or None when the patched file has nothing to export."""
     if fix.verify is None or fix.disabled:
         return None
-    patched = Document(doc.path, apply(doc.text, fix.edits), doc.version, doc.uri)
+    patched = fix.proposed(doc)
     found = patched.discovery
     target = next((t for t in found.targets if t.name == module), None)
     if target is None and len(found.targets) == 1:

@@ -6,67 +6,67 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..document import Document
 from .edits import Edit, indent_of, node_lines, reindent, span_edits
 from .model import Fix, refused
-from .parsed import document_of, tree_of
 
 _STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
 
 
-def small_fixes(source: str, line: int, code: str, data: dict[str, Any], module: str | None) -> list[Fix]:
+def small_fixes(doc: Document, line: int, code: str, data: dict[str, Any], module: str | None) -> list[Fix]:
     if code == "exported-in-training-mode" and data.get("kind") == "call-eval":
-        return _eval(source, code, module)
+        return _eval(doc, code, module)
     if code == "side-effect-baked":
-        return _side_effect(source, line, code, data)
+        return _side_effect(doc, line, code, data)
     if code == "tensor-attribute-not-buffer" and data.get("name"):
-        return _buffer(source, line, code, str(data["name"]), module)
+        return _buffer(doc, line, code, str(data["name"]), module)
     if code == "no-example-inputs" and module:
-        return _export_call(source, code, module)
+        return _export_call(doc, code, module)
     if code == "unflattenable-output" and data.get("class"):
-        return _register_dataclass(source, code, str(data["class"]))
+        return _register_dataclass(doc, code, str(data["class"]))
     return []
 
 
-def _register_dataclass(source: str, code: str, name: str) -> list[Fix]:
+def _register_dataclass(doc: Document, code: str, name: str) -> list[Fix]:
     """`torch.export.register_dataclass(Name)` after the file's own `@dataclass class Name`."""
     title = f"Register `{name}` with torch: `torch.export.register_dataclass({name})`"
-    cls = next((c for c in tree_of(source).body if isinstance(c, ast.ClassDef) and c.name == name), None)
+    cls = next((c for c in doc.tree.body if isinstance(c, ast.ClassDef) and c.name == name), None)
     if cls is None:
         return [refused(title, code, "register-dataclass", f"`{name}` is not defined in this file")]
     decorators = {(ast.unparse(d.func if isinstance(d, ast.Call) else d)) for d in cls.decorator_list}
     if not decorators & {"dataclass", "dataclasses.dataclass"}:
         why = f"`{name}` is no `@dataclass`: register it with `torch.utils._pytree.register_pytree_node`"
         return [refused(title, code, "register-dataclass", why)]
-    end = node_lines(source.splitlines(keepends=True), cls)[1]
+    end = node_lines(doc.text.splitlines(keepends=True), cls)[1]
     edit = Edit(end, end, f"\n\ntorch.export.register_dataclass({name})\n")
     return [Fix(title, code, "register-dataclass", [edit])]
 
 
-def export_call(source: str, module: str | None) -> ast.Call | None:
+def export_call(doc: Document, module: str | None) -> ast.Call | None:
     """The export call whose inputs the module is checked with."""
-    found = document_of(source).discovery
+    found = doc.discovery
     target = next((t for t in found.targets if t.name == module), None)
     if target is None or target.inputs.get("kind") != "export-call":
         return None
     return target.call
 
 
-def _eval(source: str, code: str, module: str | None) -> list[Fix]:
+def _eval(doc: Document, code: str, module: str | None) -> list[Fix]:
     title = "Export in eval mode: `.eval()` on the module at the export call"
-    call = export_call(source, module)
+    call = export_call(doc, module)
     if call is None or not call.args:
         return [refused(title, code, "eval", "the module is not exported by an export call in this file")]
     arg = call.args[0]
-    text = ast.get_source_segment(source, arg) or ast.unparse(arg)
+    text = ast.get_source_segment(doc.text, arg) or ast.unparse(arg)
     if text.endswith(".eval()"):
         return []
     new = f"{text}.eval()" if isinstance(arg, (ast.Name, ast.Call, ast.Attribute)) else f"({text}).eval()"
-    return [Fix(title, code, "eval", span_edits(source, [(arg, new)]))]
+    return [Fix(title, code, "eval", span_edits(doc, [(arg, new)]))]
 
 
-def _statement(source: str, line: int) -> tuple[ast.stmt, list[ast.stmt]] | None:
+def _statement(doc: Document, line: int) -> tuple[ast.stmt, list[ast.stmt]] | None:
     """The simple statement starting on 0-based `line` and the body list holding it."""
-    for node in ast.walk(tree_of(source)):
+    for node in ast.walk(doc.tree):
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if isinstance(body, list):
@@ -76,12 +76,12 @@ def _statement(source: str, line: int) -> tuple[ast.stmt, list[ast.stmt]] | None
     return None
 
 
-def _side_effect(source: str, line: int, code: str, data: dict[str, Any]) -> list[Fix]:
-    found = _statement(source, line)
+def _side_effect(doc: Document, line: int, code: str, data: dict[str, Any]) -> list[Fix]:
+    found = _statement(doc, line)
     if found is None:
         return []
     stmt, body = found
-    lines = source.splitlines(keepends=True)
+    lines = doc.text.splitlines(keepends=True)
     first, end = node_lines(lines, stmt)
     ind = indent_of(lines[first])
     shown = ast.unparse(stmt).splitlines()[0][:60]
@@ -103,10 +103,10 @@ def _side_effect(source: str, line: int, code: str, data: dict[str, Any]) -> lis
     return fixes
 
 
-def _buffer(source: str, line: int, code: str, name: str, module: str | None) -> list[Fix]:
+def _buffer(doc: Document, line: int, code: str, name: str, module: str | None) -> list[Fix]:
     """Register the attribute as a (non-persistent) buffer in `__init__`; forward keeps assigning it."""
     title = f'Register `self.{name}` as a buffer (`self.register_buffer("{name}", None, persistent=False)`)'
-    tree = tree_of(source)
+    tree = doc.tree
     classes = [
         c
         for c in ast.walk(tree)
@@ -116,7 +116,7 @@ def _buffer(source: str, line: int, code: str, name: str, module: str | None) ->
         return []
     cls = classes[-1]
     init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-    lines = source.splitlines(keepends=True)
+    lines = doc.text.splitlines(keepends=True)
     register = f'self.register_buffer("{name}", None, persistent=False)\n'
     if init is None:
         ind = indent_of(lines[cls.body[0].lineno - 1])
@@ -131,9 +131,9 @@ def _buffer(source: str, line: int, code: str, name: str, module: str | None) ->
     return [Fix(title, code, "buffer", [edit], {"compare": "self", "buffer": name})]
 
 
-def _export_call(source: str, code: str, module: str) -> list[Fix]:
+def _export_call(doc: Document, code: str, module: str) -> list[Fix]:
     """A `__main__` block exporting the module with one `torch.randn(2, 8)` per forward argument."""
-    tree = tree_of(source)
+    tree = doc.tree
     cls = next((c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == module), None)
     forward = next(
         (s for s in (cls.body if cls else []) if isinstance(s, ast.FunctionDef) and s.name == "forward"), None
@@ -153,6 +153,6 @@ def _export_call(source: str, code: str, module: str) -> list[Fix]:
     count = len(forward.args.args) - 1 - len(forward.args.defaults)
     inputs = ", ".join(["torch.randn(2, 8)"] * count) + ("," if count == 1 else "")
     text = f'\n\nif __name__ == "__main__":\n    torch.export.export({module}(), ({inputs}))\n'
-    end = len(source.splitlines())
+    end = len(doc.text.splitlines())
     return [Fix(f"Add an export call: `torch.export.export({module}(), ({inputs}))`", code, "export-call",
                 [Edit(end, end, text)])]  # fmt: skip

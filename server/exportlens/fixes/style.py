@@ -25,7 +25,7 @@ def uses_spec_api(tree: ast.Module) -> bool:
     return False
 
 
-def spec_imports(source: str, tree: ast.Module) -> list[Edit]:
+def spec_imports(tree: ast.Module) -> list[Edit]:
     """One `from torch.fx.experimental.dynamic_spec import ...` for the spec names not yet bound."""
     bound = {
         alias.asname or alias.name

@@ -24,6 +24,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..check.jobs import CheckOptions
 from ..document import Document
 from ..findings import Finding
 from ..fixes import Fix, fixes_for
@@ -31,6 +32,7 @@ from ..fixes.dynamic import dynamic_fixes, with_range
 from ..fixes.proof import Proof, proof_job, verdict
 from ..textpos import utf16_len
 from .app import ExportLensServer
+from .session import Snapshot
 
 log = logging.getLogger("exportlens.lsp")
 CHECKING = "(checking…)"
@@ -42,6 +44,7 @@ class Offered:
     stays the same: a re-publish of an equal text keeps its proofs)."""
 
     document: Document
+    options: CheckOptions  # how the document's modules are checked: its proofs export the same way
     fixes: dict[str, tuple[Fix, Finding | None]] = field(default_factory=dict)
     proofs: dict[str, Proof] = field(default_factory=dict)
     queued: set[str] = field(default_factory=set)  # fixes whose proof is waiting or running
@@ -65,26 +68,25 @@ class CodeActions:
         if book is not None:
             book.cancel()
 
-    def published(self, doc: Document, findings: list[Finding]) -> None:
-        uri = str(doc.uri)
+    def published(self, snap: Snapshot, findings: list[Finding]) -> None:
+        doc, uri = snap.document, snap.uri
         book = self.books.get(uri)
         if book is None or book.document.text != doc.text:
             # new text: its proofs start over; the old ones are useless
             if book is not None:
                 book.cancel()
-            book = self.books[uri] = Offered(doc)
-        book.document = doc
+            book = self.books[uri] = Offered(doc, snap.options())
+        book.document, book.options = doc, snap.options()
         book.fixes = {}
         if doc.syntax_error is not None:
             return  # no fixes while the file does not parse (its findings are an older text's)
-        source = doc.text
         for finding in findings:
-            for fix in _safe_fixes(source, finding):
+            for fix in _safe_fixes(doc, finding):
                 book.fixes.setdefault(fix.key, (fix, finding))
-        for fix in _safe_dynamic(source):
+        for fix in _safe_dynamic(doc):
             book.fixes.setdefault(fix.key, (fix, None))
             if fix.key in book.proofs:
-                self.settle(book, source, fix.key, book.proofs[fix.key])
+                self.settle(book, doc, fix.key, book.proofs[fix.key])
         # Fixes for findings are proven now; "make dynamic" (no finding) once someone asks for it.
         self.prove(uri, book, [k for k, (_, found) in book.fixes.items() if found is not None])
 
@@ -102,44 +104,39 @@ class CodeActions:
             book.queued |= set(todo)
             book.tasks = [t for t in book.tasks if not t.done()]
             book.tasks.append(
-                asyncio.create_task(self._prove(uri, book, book.document, todo), name=f"prove {uri}")
+                self.ls.scheduler.in_background(self._prove(uri, book, book.document, todo), f"prove {uri}")
             )
 
     async def _prove(self, uri: str, book: Offered, doc: Document, todo: list[str]) -> None:
-        source = doc.text
         for index, key in enumerate(todo):
             async with self.one_at_a_time:
-                if (
-                    self.ls.doc_version(uri) != doc.version
-                    or uri not in self.ls.files
-                    or key not in book.fixes
-                ):
+                if not self.ls.session.is_current(doc) or key not in book.fixes:
                     book.queued -= set(todo[index:])  # a later publish of this text queues them again
                     return  # the buffer moved on: proofs for it are useless
                 fix, finding = book.fixes[key]
                 strict = None if finding is None or finding.mode is None else finding.mode == "strict"
                 try:
-                    job = proof_job(doc, fix, fix.module, strict, self.ls.check_options())
+                    job = proof_job(doc, fix, fix.module, strict, book.options)
                     if job is None:
                         why = "no example inputs for this module in this file to prove it with"
-                        self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
+                        self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))
                         continue
-                    self.settle(book, source, key, verdict(await self.ls.engine().run(job), fix))
+                    self.settle(book, doc, key, verdict(await self.ls.scheduler.run_job(job), fix))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
                     log.exception("proving %r failed", fix.title)
                     why = f"the proof failed: {type(exc).__name__}"
-                    self.settle(book, source, key, Proof(False, None, 0, why, "self", checked=False))
+                    self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))
 
     @staticmethod
-    def settle(book: Offered, source: str, key: str, proof: Proof) -> None:
+    def settle(book: Offered, doc: Document, key: str, proof: Proof) -> None:
         """Record a proof; a make-dynamic fix is redone with the range torch proved."""
         book.proofs[key] = proof
         fix, finding = book.fixes.get(key, (None, None))
         if fix is None or fix.kind != "dynamic" or proof.refined is None:
             return
-        redone = with_range(source, fix, proof.refined)
+        redone = with_range(doc, fix, proof.refined)
         if isinstance(redone, str):
             book.proofs[key] = Proof(False, None, 0, redone, "self")
         else:
@@ -149,7 +146,7 @@ class CodeActions:
     def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         book = self.books.get(uri)
-        if book is None or book.document.version != self.ls.doc_version(uri):
+        if book is None or book.document.version != self.ls.session.doc_version(uri):
             return []  # diagnostics of an older text: their fixes would land on the wrong lines
         wanted = {
             (d.code, d.range.start.line) for d in params.context.diagnostics if d.source == "exportlens"
@@ -187,7 +184,7 @@ class CodeActions:
             book is None
             or entry is None
             or version != book.document.version
-            or version != self.ls.doc_version(str(uri))
+            or version != self.ls.session.doc_version(str(uri))
         ):
             action.edit = None
             action.disabled = types.CodeActionDisabled(
@@ -219,17 +216,17 @@ class CodeActions:
         return bool(proof and proof.proven and not fix.disabled)
 
 
-def _safe_fixes(source: str, finding: Finding) -> list[Fix]:
+def _safe_fixes(doc: Document, finding: Finding) -> list[Fix]:
     try:
-        return fixes_for(source, finding.code, finding.range.start.line, finding.fix, finding.module)
+        return fixes_for(doc, finding.code, finding.range.start.line, finding.fix, finding.module)
     except Exception:
         log.exception("computing fixes for %s failed", finding.code)
         return []
 
 
-def _safe_dynamic(source: str) -> list[Fix]:
+def _safe_dynamic(doc: Document) -> list[Fix]:
     try:
-        return dynamic_fixes(source)
+        return dynamic_fixes(doc)
     except Exception:
         log.exception("computing make-dynamic fixes failed")
         return []

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..check.static_findings import anchor_range
 from ..discovery import Target
-from ..static_findings import anchor_range
 from .app import ExportLensServer
 from .diagnostics import lsp_range
-from .state import FileState
+from .session import Snapshot
 from .summary_text import SHOW_GRAPH, status_line
 
 EXPORT = "exportlens.exportModule"
@@ -24,62 +24,55 @@ EXPORT = "exportlens.exportModule"
 def register(server: ExportLensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: ExportLensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        uri = params.text_document.uri
-        state = ls.file(uri)
-        doc = ls.document(uri)
-        keys = doc.module_keys(ls.settings.results_key())
-        lenses: list[types.CodeLens] = []
-        for target in doc.discovery.targets:
-            if target.class_name is None:
-                continue  # an export call of an imported class: its lens is in that class's file
-            where = lsp_range(anchor_range(doc.source_text, target))
-            status = _status(ls, state, target, keys.get(target.name))
-            lenses.append(types.CodeLens(range=where, command=types.Command(title=status, command="")))
-            if ls.trusted:
-                at = {"line": where.start.line, "character": where.start.character}
-                lenses.append(
-                    types.CodeLens(
-                        range=where,
-                        command=types.Command(title="Export", command=EXPORT, arguments=[uri, at]),
-                    )
-                )
-            entry = state.entries.get(target.name)
-            if entry is not None and any(r.graph for r in entry.results):
-                lenses.append(
-                    types.CodeLens(
-                        range=where,
-                        command=types.Command(
-                            title="Show graph", command=SHOW_GRAPH, arguments=[uri, target.name]
-                        ),
-                    )
-                )
-        return lenses
+        return lenses(ls.session.snapshot(params.text_document.uri))
 
 
-def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | None) -> str:
-    if not ls.trusted:
+def lenses(snap: Snapshot) -> list[types.CodeLens]:
+    """Each module's lenses, from the snapshot's results only."""
+    doc = snap.document
+    found: list[types.CodeLens] = []
+    for target in doc.discovery.targets:
+        if target.class_name is None:
+            continue  # an export call of an imported class: its lens is in that class's file
+        where = lsp_range(anchor_range(doc.source_text, target))
+        status = _status(snap, target, snap.keys.get(target.name))
+        found.append(types.CodeLens(range=where, command=types.Command(title=status, command="")))
+        if snap.trusted:
+            at = {"line": where.start.line, "character": where.start.character}
+            export = types.Command(title="Export", command=EXPORT, arguments=[snap.uri, at])
+            found.append(types.CodeLens(range=where, command=export))
+        entry = snap.results.get(target.name)
+        if entry is not None and any(r.graph for r in entry.results):
+            show = types.Command(title="Show graph", command=SHOW_GRAPH, arguments=[snap.uri, target.name])
+            found.append(types.CodeLens(range=where, command=show))
+    return found
+
+
+def _status(snap: Snapshot, target: Target, key: str | None) -> str:
+    if not snap.trusted:
         return "not exported (untrusted workspace)"
-    if target.name in state.running:
+    if target.name in snap.running:
         return "⧗ exporting…"
-    if target.name in state.cancelled:
+    if target.name in snap.cancelled:
         return "export cancelled"
     if target.part_of is not None:
-        parent = state.entries.get(target.part_of)
+        parent = snap.results.get(target.part_of)
         shown = f" · {status_line(parent)}" if parent is not None else ""
-        own = state.entries.get(target.name)  # its check alone, on the inputs it gets there
+        own = snap.results.get(target.name)  # its check alone, on the inputs it gets there
         if own is not None and any(r.status != "skipped" for r in own.results):
             shown += f" · alone: {status_line(own)}"
         return f"part of `{target.part_of}`{shown}"
-    entry = state.entries.get(target.name)
-    if target.name in state.parents:  # checked as a part of what another file exports (elsewhere.py)
-        where = f"part of a module of {Path(state.parents[target.name]).name}"
+    entry = snap.results.get(target.name)
+    parents = snap.placement.parents
+    if target.name in parents:  # checked as a part of what another file exports (check/elsewhere.py)
+        where = f"part of a module of {Path(parents[target.name]).name}"
         if entry is not None and any(r.status != "skipped" for r in entry.results):
             return f"{where} · alone: {status_line(entry)}"
         return where if entry is not None else "not exported yet"
     if entry is None:
         return (
             "no example inputs"
-            if target.inputs_kind == "none" and target.name not in state.sites
+            if target.inputs_kind == "none" and target.name not in snap.placement.sites
             else "not exported yet"
         )
     status = status_line(entry)

@@ -17,11 +17,11 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..check.jobs import make_job, tracers
 from ..discovery import Target
-from ..job_building import make_job, tracers
 from .app import ExportLensServer
-from .cache import target_at
-from .settings import to_json
+from .client_settings import to_json
+from .session import Snapshot
 
 MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_truncated")
 
@@ -29,7 +29,7 @@ MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_
 def register(server: ExportLensServer) -> None:
     @server.command("exportlens.exportModule")
     async def export_module(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
-        target = _target(ls, uri, position.line)
+        target = _target(ls.session.snapshot(uri), position.line)
         entry = await ls.scheduler.export_now(uri, target)
         if entry == "cancelled":
             return {"module": target.name, "status": "cancelled", "findings": [], "summary": {}, "graph": ""}
@@ -47,16 +47,15 @@ def register(server: ExportLensServer) -> None:
     def cancel_export(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
         """The Cancel of exportModule's notification: an executeCommand's `$/cancelRequest`
         cancels only pygls's wrapper of the command, never the command's own task."""
-        return {"cancelled": ls.scheduler.cancel_export(uri, _target(ls, uri, position.line).name)}
+        target = _target(ls.session.snapshot(uri), position.line)
+        return {"cancelled": ls.scheduler.cancel_export(uri, target.name)}
 
     @server.command("exportlens.graph")
     async def graph_text(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
-        state, doc = ls.file(uri), ls.document(uri)
-        found = doc.discovery
-        keys = doc.module_keys(ls.settings.results_key())
-        entry = state.entries.get(module)
+        snap = ls.session.snapshot(uri)
+        entry = snap.results.get(module)
         if entry is None or not any(r.graph for r in entry.results):
-            target = next((t for t in found.targets if t.name == module), None)
+            target = snap.target(module)
             if target is None:
                 raise ValueError(f"no module {module!r} in {uri}")
             exported = await ls.scheduler.export_now(uri, target)
@@ -64,7 +63,7 @@ def register(server: ExportLensServer) -> None:
         code = "\n\n".join(
             f"# {r.mode}\n{r.graph.get('code', '')}" for r in (entry.results if entry else []) if r.graph
         )
-        return {"module": module, "code": code, "stale": entry is None or entry.key != keys.get(module)}
+        return {"module": module, "code": code, "stale": entry is None or entry.key != snap.keys.get(module)}
 
     @server.command("exportlens.savePt2")
     async def save_pt2(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
@@ -77,7 +76,7 @@ def register(server: ExportLensServer) -> None:
 
     @server.command("exportlens.status")
     def status(ls: ExportLensServer) -> dict[str, Any]:
-        engine = ls.engine_started
+        engine = ls.scheduler.engines.started
         info = engine.info if engine else {}
 
         return {
@@ -90,20 +89,22 @@ def register(server: ExportLensServer) -> None:
             "workerPid": engine.worker_pid if engine else None,
             "trusted": ls.trusted,
             "settings": to_json(ls.settings),
-            "openFiles": len(ls.files),
+            "openFiles": len(ls.session.files),
         }
 
 
 async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
     """Export `module` and write it to `path`: a .pt2, or an .onnx (worker child.save_program)."""
-    doc = ls.document(uri)
-    target = next((t for t in doc.discovery.targets if t.name == module), None)
+    snap = ls.session.snapshot(uri)
+    target = snap.target(module)
     if target is None or target.inputs_kind == "none":
         raise ValueError(f"no module {module!r} with example inputs in {uri}")
-    options = ls.check_options()
-    job = make_job(doc, target, tracers(options.mode)[0], options)
+    if not snap.trusted:
+        raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+    options = snap.options()
+    job = make_job(snap.document, target, tracers(options.mode)[0], options)
     job.purpose, job.save_to = "save", os.path.abspath(path)
-    outcome = await ls.engine().run(job)
+    outcome = await ls.scheduler.run_job(job)
     save_error = str(outcome.raw.get("save_error", ""))
     return {
         "path": job.save_to,
@@ -114,15 +115,15 @@ async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) ->
     }
 
 
-def _target(ls: ExportLensServer, uri: str, line: int) -> Target:
-    found = ls.document(uri).discovery
-    target = target_at(found, line)
+def _target(snap: Snapshot, line: int) -> Target:
+    found = snap.document.discovery
+    target = snap.target_at(line)
     if target is None:
         target = next((t for t in found.targets if getattr(t.node, "lineno", 0) - 1 == line), None)
     if target is None and len(found.targets) == 1:
         target = found.targets[0]
     if target is None:
-        raise ValueError(f"no module at line {line + 1} of {uri}")
+        raise ValueError(f"no module at line {line + 1} of {snap.uri}")
     if target.part_of is not None:  # a part is exported the way it is used: through its parent
         target = next((t for t in found.targets if t.name == target.part_of), target)
     return target

@@ -3,7 +3,7 @@
 → {module, uri, stale, results: [{mode, status, seconds, view}], findings}: one result per tracer,
 `view` the worker's records.GraphView (None when that export made no graph), `findings` the
 module's diagnostics (what the panel shows and links to when the export failed). A check builds
-the view only for the module the panel last asked for (`ls.graph_views`: the panel shows one), so
+the view only for the module the panel last asked for (the session's `graph_views`: the panel shows one), so
 the first request exports that module again with its view; the checks after it, which the panel
 redraws from, carry it.
 """
@@ -21,11 +21,11 @@ GRAPH_VIEW = "exportlens.graphView"
 def register(server: ExportLensServer) -> None:
     @server.command(GRAPH_VIEW)
     async def graph_view(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
-        state, doc = ls.file(uri), ls.document(uri)
-        ls.graph_views = frozenset({(doc.path, module)})
-        entry = state.entries.get(module)
+        ls.session.graph_views = frozenset({(ls.session.document(uri).path, module)})
+        snap = ls.session.snapshot(uri)
+        entry = snap.results.get(module)
         if entry is None or _lacks_view(entry):
-            target = next((t for t in doc.discovery.targets if t.name == module), None)
+            target = snap.target(module)
             if target is None:
                 raise ValueError(f"no module {module!r} in {uri}")
             if target.part_of is not None:  # a part is exported through its parent
@@ -34,11 +34,10 @@ def register(server: ExportLensServer) -> None:
                 )
             exported = await ls.scheduler.export_now(uri, target)
             entry = None if exported == "cancelled" else exported
-        keys = doc.module_keys(ls.settings.results_key())
         return {
             "module": module,
             "uri": uri,
-            "stale": entry is None or entry.key != keys.get(module),
+            "stale": entry is None or entry.key != snap.keys.get(module),
             "results": [
                 {
                     "mode": r.mode,

@@ -13,8 +13,8 @@ from lsprotocol import types
 
 from ..discovery import Target
 from .app import ExportLensServer
-from .cache import target_at
-from .state import FileState, ModuleEntry
+from .session import Snapshot
+from .state import ModuleEntry
 from .summary_text import (
     SHOW_GRAPH,
     command_link,
@@ -32,40 +32,41 @@ STALE = "*Stale: the source changed since this export; it is being re-checked.*"
 def register(server: ExportLensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: ExportLensServer, params: types.HoverParams) -> types.Hover | None:
-        uri, line = params.text_document.uri, params.position.line
-        state = ls.files.get(uri)
-        if state is None:
+        uri = params.text_document.uri
+        if uri not in ls.session.files:
             return None
-        doc = ls.document(uri)
-        target = target_at(doc.discovery, line)
-        if target is None or not isinstance(target.node, ast.ClassDef):
-            return None
-        keys = doc.module_keys(ls.settings.results_key())
-        entry = state.entries.get(target.name)
-        stale = entry is not None and entry.key != keys.get(target.name)
-        forward = _forward(target.node)
-        on_header = line == target.node.lineno - 1 or (forward is not None and line == forward.lineno - 1)
-        if on_header:
-            text: str | None = _module_text(state, target, entry, stale)
-        elif forward is not None and forward.lineno <= line < (forward.end_lineno or 0):
-            # A part's lines are traced by its parent's export: that graph says what they became.
-            traced = state.entries.get(target.part_of) if target.part_of else entry
-            text = _line_text(state, traced, line, stale)
-        else:
-            return None
+        text = hover_text(ls.session.snapshot(uri), params.position.line)
         if text is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+def hover_text(snap: Snapshot, line: int) -> str | None:
+    """The hover on 0-based `line` of the snapshot's document, from its results only."""
+    target = snap.target_at(line)
+    if target is None or not isinstance(target.node, ast.ClassDef):
+        return None
+    entry = snap.results.get(target.name)
+    stale = snap.stale(target.name)
+    forward = _forward(target.node)
+    on_header = line == target.node.lineno - 1 or (forward is not None and line == forward.lineno - 1)
+    if on_header:
+        return _module_text(snap, target, entry, stale)
+    if forward is not None and forward.lineno <= line < (forward.end_lineno or 0):
+        # A part's lines are traced by its parent's export: that graph says what they became.
+        traced = snap.results.get(target.part_of) if target.part_of else entry
+        return _line_text(snap, traced, line, stale)
+    return None
 
 
 def _forward(cls: ast.ClassDef) -> ast.FunctionDef | None:
     return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
 
 
-def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, stale: bool) -> str:
+def _module_text(snap: Snapshot, target: Target, entry: ModuleEntry | None, stale: bool) -> str:
     head = f"**ExportLens · `{target.name}`**"
     if target.part_of is not None:
-        parent = state.entries.get(target.part_of)
+        parent = snap.results.get(target.part_of)
         status = status_line(parent) if parent is not None else "not exported yet"
         alone = ""
         if entry is not None and any(r.status != "skipped" for r in entry.results):
@@ -78,14 +79,14 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
             f"{head} — part of `{target.part_of}` ({status}): checked by exporting `{target.part_of}`, "
             f"with the inputs `{target.name}` gets there.{alone}"
         )
-    if target.name in state.running and entry is None:
+    if target.name in snap.running and entry is None:
         return f"{head} — ⧗ exporting…"
     if entry is None:
         return f"{head} — not exported yet" + (" (no example inputs)" if target.inputs_kind == "none" else "")
     parts = [f"{head} — {status_line(entry)}"]
     if stale:
         parts.append(STALE)
-    if entry.site and target.name in state.parents:
+    if entry.site and target.name in snap.placement.parents:
         parts.append(f"Inputs as a module of `{entry.site}` gives them when its export runs (a part of it).")
     elif entry.site:
         parts.append(f"Inputs from the export call in `{entry.site}`.")
@@ -102,19 +103,19 @@ def _module_text(state: FileState, target: Target, entry: ModuleEntry | None, st
         excerpt, cut = graph_excerpt(str(graph.get("code", "")))
         lines.append(f"```python\n{excerpt}\n```")
         if cut or graph.get("code_truncated"):
-            lines.append(command_link("Open the whole graph", SHOW_GRAPH, [state.uri, target.name]))
+            lines.append(command_link("Open the whole graph", SHOW_GRAPH, [snap.uri, target.name]))
         parts.append("\n\n".join(lines))
     for finding in entry.findings[:3]:
         parts.append(f"- `{finding.code}` line {finding.range.start.line + 1}: {finding.message[:200]}")
     return "\n\n".join(parts)
 
 
-def _line_text(state: FileState, entry: ModuleEntry | None, line: int, stale: bool) -> str | None:
+def _line_text(snap: Snapshot, entry: ModuleEntry | None, line: int, stale: bool) -> str | None:
     if entry is None:
         return None
     for result in entry.results:
         by_file = (result.graph or {}).get("lines", {})
-        ops = by_file.get(state.path, {}).get(str(line + 1))
+        ops = by_file.get(snap.path, {}).get(str(line + 1))
         if ops:
             listed = "\n".join(f"- `{op}`" for op in ops)
             text = (

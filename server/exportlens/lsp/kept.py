@@ -10,24 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..document import Document
 from ..persist import fingerprint
 from ..persist.store import ResultStore, Stored, default_folder
+from .session import Snapshot
 from .state import FileState, ModuleEntry
-
-if TYPE_CHECKING:
-    from .app import ExportLensServer
 
 log = logging.getLogger("exportlens.lsp")
 PROBE_TIMEOUT = 30.0
 
 
 class KeptResults:
-    def __init__(self, ls: ExportLensServer) -> None:
-        self.ls = ls
+    def __init__(self) -> None:
         self.folder: Path | None = (
             None  # initializationOptions.cacheDir (the editor's storage), else the default
         )
@@ -40,11 +37,12 @@ class KeptResults:
             self._store = ResultStore(self.folder or default_folder())
         return self._store
 
-    async def context(self, doc: Document) -> str:
+    async def context(self, snap: Snapshot) -> str:
         """Asks the interpreter once per setting, then reads the imported files (in a thread)."""
-        settings = self.ls.settings
+        settings = snap.settings
         env = self._environments.get(settings.python) or await self._probe(settings.python)
-        return await asyncio.to_thread(fingerprint.context, doc, self.ls.roots(), env, settings.results_key())
+        roots = list(snap.roots)
+        return await asyncio.to_thread(fingerprint.context, snap.document, roots, env, settings.results_key())
 
     async def _probe(self, python: str | None) -> fingerprint.Environment:
         """The interpreter's answer, from a child of the event loop: a check cancelled by shutdown
@@ -74,7 +72,7 @@ class KeptResults:
             self._environments[python] = env
         return env
 
-    def restore(self, state: FileState, doc: Document, keys: dict[str, str]) -> bool:
+    def restore(self, state: FileState, doc: Document, keys: Mapping[str, str]) -> bool:
         """Stored results for modules that have none yet; True when any was restored."""
         restored = False
         for name, stored in self.store.load(doc.path, state.context).items():
@@ -85,7 +83,7 @@ class KeptResults:
                 restored = True
         return restored
 
-    def keep(self, state: FileState, keys: dict[str, str]) -> None:
+    def keep(self, state: FileState, keys: Mapping[str, str]) -> None:
         """Store the file's current, checked results (not restored ones, not another file's site)."""
         modules = {
             name: Stored(entry.key, entry.results, entry.findings)

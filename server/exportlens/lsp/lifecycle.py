@@ -7,7 +7,7 @@ import logging
 from lsprotocol import types
 
 from .app import ExportLensServer
-from .settings import merge
+from .client_settings import merge
 
 log = logging.getLogger("exportlens.lsp")
 
@@ -39,7 +39,7 @@ def register(server: ExportLensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ExportLensServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        state = ls.file(uri)
+        state = ls.session.file(uri)
         for change in params.content_changes:
             if isinstance(change, types.TextDocumentContentChangePartial):
                 # lines the edit replaced, and the lines of the text it inserted

@@ -1,13 +1,16 @@
-"""When to check what: debounce, supersede, publish only current results.
+"""Where and when work runs: the one place that starts it.
 
-- didOpen / didSave / the re-check command check every module, cache ignored (imported files
-  may have changed on disk), and look export sites elsewhere up again; didChange (runOn "type")
-  checks after `debounceMs` what policy.py says, the touched modules first.
-- A newer version cancels the older one's task; the engine cancels its jobs.
-- A failed module's first failure is published as soon as the worker has it;
-  its other failures follow when the search for them ends.
-- Results are published with the document version they were computed on, and dropped
-  when the buffer has moved on.
+- Checks run as one task per buffer: didOpen / didSave / the re-check command check every module,
+  cache ignored (imported files may have changed on disk), and place its modules in the
+  workspace again (check/plan.py); didChange (runOn "type") checks after `debounceMs` what
+  check/plan.py's `plan` says, the touched modules first. A newer version cancels the older
+  one's task; the engine cancels its jobs.
+- Exports run in the engine's worker (engine_host.py): a check's, a command's, a fix's proof.
+  Reading the workspace (placing modules, the results store's context) runs in a thread.
+- A check reads a snapshot of its buffer (session.py) and writes its file state; a failed
+  module's first failure is published as soon as the worker has it, its other failures when
+  the search for them ends; what is published is of the version it was computed on
+  (publishing.py).
 """
 
 from __future__ import annotations
@@ -16,61 +19,67 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ..check import CheckOptions, EarlyReport, check_document
+from ..check.jobs import CheckOptions
+from ..check.placed import check_placed
+from ..check.plan import Placement, place, plan
+from ..check.run import check_document
+from ..check.static_findings import syntax_finding
 from ..discovery import Target
-from ..document import Document
-from ..engine import Engine
+from ..engine import Job, JobOutcome
 from ..engine.process import WorkerError
-from ..findings import Finding, ModuleResult, Range
-from ..static_findings import syntax_finding
-from ..textpos import utf16_len
+from ..findings import FileResult, Finding, ModuleResult, Range
 from . import trust
-from .elsewhere import check_elsewhere, export_sites, parent_files
-from .policy import plan
+from .engine_host import EngineHost
 from .progress import ExportProgress
+from .publishing import Publisher
+from .session import Snapshot
 from .state import FileState, ModuleEntry
 
 if TYPE_CHECKING:
     from .app import ExportLensServer
 
 log = logging.getLogger("exportlens.lsp")
-Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
 CHECKED = "exportlens/fileChecked"  # notification: {uri, version, cancelled} once a check is over
+T = TypeVar("T")
 
 
 class Scheduler:
     def __init__(self, ls: ExportLensServer) -> None:
         self.ls = ls
+        self.session = ls.session
+        self.engines = EngineHost(ls.session)
+        self.publisher = Publisher(ls)
         # (uri, module) -> what the user's Cancel of that module's running export calls
         self._cancels: dict[tuple[str, str], Callable[[], None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()
 
+    # -- checks of buffers ---------------------------------------------------------------
     def schedule(self, uri: str, *, delay: float = 0.0, force: bool = False) -> None:
-        state = self.ls.file(uri)
+        state = self.session.file(uri)
         if state.task is not None and not state.task.done():
             state.task.cancel()
-        version = self.ls.doc_version(uri)
+        version = self.session.doc_version(uri)
         state.task = asyncio.create_task(
             self._run(state, version, delay, force), name=f"check {uri}@{version}"
         )
 
     def close(self, uri: str) -> None:
-        state = self.ls.files.pop(uri, None)
+        state = self.session.close(uri)
         if state is not None and state.task is not None:
             state.task.cancel()
 
     async def _run(self, state: FileState, version: int, delay: float, force: bool) -> None:
         if delay > 0:
             await asyncio.sleep(delay)
-        if self.ls.doc_version(state.uri) != version:
+        if self.session.doc_version(state.uri) != version:
             return
-        doc = self.ls.document(state.uri)
+        snap = self.session.snapshot(state.uri)
         cancelled = False
         try:
-            cancelled = await self._check(state, doc, force)
+            cancelled = await self._check(state, snap, force)
         except WorkerError as exc:
             log.error("%s", exc)
             state.static = [
@@ -82,80 +91,66 @@ class Scheduler:
                     message=f"ExportLens cannot export: {exc}",
                 )
             ]
-            self.publish(state, doc, {})
+            self.publisher.publish(state, snap.document, {})
         except Exception:
             log.exception("checking %s failed", state.uri)
         self.ls.notify_checked(state.uri, version, cancelled=cancelled)
 
-    async def _check(self, state: FileState, doc: Document, force: bool) -> bool:
+    async def _check(self, state: FileState, snap: Snapshot, force: bool) -> bool:
         """Check what needs it; True when the user cancelled."""
+        doc, publish = snap.document, self.publisher.publish
         changed, state.changed_lines = state.changed_lines, set()
-        if not self.ls.trusted:
+        if not snap.trusted:
             state.entries.clear()
             state.static = trust.static_findings(doc)
-            self.publish(state, doc, {})
+            publish(state, doc, {})
             return False
         found = doc.discovery
         if found.error is not None:
             # The last good results stay, marked stale, until the file parses again.
             state.static = [syntax_finding(doc.path, doc.source_text, found.error)]
-            self.publish(state, doc, {}, stale=True)
+            publish(state, doc, {}, stale=True)
             return False
         state.static = []
-        keys = doc.module_keys(self.ls.settings.results_key())
+        keys = snap.keys
         for gone in set(state.entries) - set(keys):
             del state.entries[gone]
-        if force and state.uri.startswith("file:"):  # a buffer that is no file runs no other file
-            self._start_worker()  # meanwhile: the site search and the probe take ms, the worker seconds
-            state.sites, state.parents = await asyncio.to_thread(self._elsewhere, found.targets, state.path)
-            state.context = await self.ls.results.context(doc)
+        if force and snap.uri.startswith("file:"):  # a buffer that is no file runs no other file
+            self.engines.start_worker()  # meanwhile: placing and the probe take ms, the worker seconds
+            state.placement = await asyncio.to_thread(self._placement, snap)
+            state.context = await self.ls.results.context(snap)
             if self.ls.results.restore(state, doc, keys):
-                self.publish(state, doc, keys)  # last session's results, marked, while they are re-checked
+                publish(state, doc, keys)  # last session's results, marked, while they are re-checked
         cached = {name: entry.key for name, entry in state.entries.items() if not entry.cached}
-        first, rest = plan(found, keys, cached, state.sites | state.parents, changed, force)
+        first, rest = plan(found, keys, cached, state.placement.elsewhere(), changed, force)
         for batch in (first, rest):
-            if batch and not await self._batch(state, doc, batch, keys):
+            if batch and not await self._batch(state, snap, batch):
                 return True
             if batch:
-                self.publish(state, doc, keys)
+                publish(state, doc, keys)
                 self.ls.results.keep(state, keys)
         if not first and not rest:
-            self.publish(state, doc, keys)
+            publish(state, doc, keys)
         return False
 
-    def _start_worker(self) -> None:
-        """Start the worker without waiting for it; a failure to start is reported by the export
-        that waits for it next (engine.run raises it again)."""
-        started = asyncio.ensure_future(self.ls.engine().worker())
-        started.add_done_callback(lambda done: done.cancelled() or done.exception())
-
-    def _elsewhere(self, targets: list[Target], path: str) -> tuple[dict[str, str], dict[str, str]]:
-        """(export sites, parent files) of the modules of `path` (elsewhere.py)."""
-        if not self.ls.settings.export_sites:
-            return {}, {}
-        index, roots = self.ls.site_index, self.ls.roots()
-        sites = export_sites(index, roots, targets, path)
-        return sites, parent_files(index, roots, targets, path, sites)
+    def _placement(self, snap: Snapshot) -> Placement:
+        """Where the modules that the buffer's own check does not export are checked (check/plan.py)."""
+        if not snap.settings.export_sites:
+            return Placement()
+        return place(snap.document, self.session.site_index, list(snap.roots))
 
     async def _batch(
-        self,
-        state: FileState,
-        doc: Document,
-        batch: list[Target],
-        keys: dict[str, str],
-        progress: bool = True,
+        self, state: FileState, snap: Snapshot, batch: list[Target], progress: bool = True
     ) -> bool:
         """Export `batch`, with a progress bar unless the caller shows its own; False when the
         user cancelled it."""
-        version = doc.version
+        doc, keys, version = snap.document, snap.keys, snap.document.version
         names = {t.name for t in batch}
-        local = {t.name for t in batch if t.name not in state.sites and t.name not in state.parents}
-        elsewhere = sorted(set(state.sites.values()) | set(state.parents.values()))
+        placement = state.placement
         state.running |= names
         state.cancelled -= names
         self.ls.refresh_lenses()
-        engine = self.ls.engine()
-        options = self.ls.check_options()
+        engine = self.engines.engine()
         task = asyncio.current_task()
 
         def user_cancel() -> None:
@@ -173,74 +168,43 @@ class Scheduler:
                 return
             here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
             here = [f for f in here if f.path == state.path]
-            site = state.sites.get(result.name)  # exported by another file's call (elsewhere.py)
+            site = placement.sites.get(result.name)  # exported by another file's call (check/elsewhere.py)
             state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
-            self.publish(state, doc, keys)
+            self.publisher.publish(state, doc, keys)
 
-        found: list[Checked] = []
         try:
             message = "exporting " + ", ".join(sorted(names))
             bar = ExportProgress(self.ls, message, user_cancel) if progress else contextlib.nullcontext()
             async with bar:
-                jobs = []
-                if local:
-                    jobs.append(self._local(engine, doc, options, local, early))
-                for file in elsewhere:  # another file's check: an export site, or a parent's
-                    exported = [t for t in batch if state.sites.get(t.name) == file]
-                    parts = [t for t in batch if state.parents.get(t.name) == file]
-                    if exported or parts:
-                        jobs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
-                found = list(await asyncio.gather(*jobs))
+                checked = await check_placed(engine, doc, snap.options(), placement, names, early)
         except asyncio.CancelledError:
             if not state.cancelled & names:
                 raise  # superseded by a newer version
             log.info("export of %s cancelled by the user", ", ".join(sorted(names)))
-            self.publish(state, doc, keys)
+            self.publisher.publish(state, doc, keys)
             return False
         finally:
             state.running -= names
             for name in names:
                 if self._cancels.get((state.uri, name)) is user_cancel:
                     del self._cancels[(state.uri, name)]
-        fresh: dict[str, ModuleEntry] = {}
-        for results, findings in found:
-            for result in results:
-                if result.status == "cancelled":
-                    continue  # superseded by another job for the same module (a command)
-                site = state.sites.get(result.name) or state.parents.get(result.name)
-                fresh.setdefault(
-                    result.name, ModuleEntry(keys[result.name], [], [], version, site)
-                ).results.append(result)
-            for finding in findings:
-                if finding.module in fresh:
-                    fresh[finding.module].findings.append(finding)
-        for name, entry in fresh.items():
+        for name, entry in _entries(checked, names, placement, keys, version).items():
             if name not in state.entries or state.entries[name].version <= version:
                 state.entries[name] = entry
         self.ls.refresh_lenses()
         return True
 
-    async def _local(
-        self, engine: Engine, doc: Document, options: CheckOptions, names: set[str], early: EarlyReport
-    ) -> Checked:
-        result = await check_document(engine, doc, options, only=names, early=early)
-        findings = [f for f in result.diagnostics if f.path == doc.path]
-        for f in findings:
-            if f.module is None:
-                f.module = next(iter(names)) if len(names) == 1 else f.module
-        return result.modules, findings
-
+    # -- commands' exports ---------------------------------------------------------------
     async def export_now(self, uri: str, target: Target) -> ModuleEntry | Literal["cancelled"] | None:
         """Export one module of the buffer now (a command), cache and publish the result;
         "cancelled" when the user cancelled it (`cancel_export`). No progress bar of the server's:
         the command's caller shows its own, with its Cancel (a second one said the same)."""
-        if not self.ls.trusted:
+        if not self.session.trusted:
             raise PermissionError("the workspace is untrusted: ExportLens runs no code")
-        state, doc = self.ls.file(uri), self.ls.document(uri)
-        keys = doc.module_keys(self.ls.settings.results_key())
-        if not await self._batch(state, doc, [target], keys, progress=False):
+        state, snap = self.session.file(uri), self.session.snapshot(uri)
+        if not await self._batch(state, snap, [target], progress=False):
             return "cancelled"
-        self.publish(state, doc, keys)
+        self.publisher.publish(state, snap.document, snap.keys)
         return state.entries.get(target.name)
 
     def cancel_export(self, uri: str, module: str) -> bool:
@@ -251,31 +215,51 @@ class Scheduler:
             cancel()
         return cancel is not None
 
-    def publish(self, state: FileState, doc: Document, keys: dict[str, str], stale: bool = False) -> None:
-        """Publish for `doc`; `stale`: also every cached module's findings, marked stale."""
-        version = doc.version
-        if self.ls.doc_version(state.uri) != version or state.uri not in self.ls.files:
-            return  # the buffer moved on (or closed): these results are for an older text
-        findings = list(state.static)
-        old: list[Finding] = []
-        restored: list[Finding] = []
-        for name, entry in state.entries.items():
-            if keys.get(name) == entry.key:
-                (restored if entry.cached else findings).extend(entry.findings)
-            elif stale:
-                old += [f for f in entry.findings if f.path == state.path]
-        if old:
-            old = [f for f in old if inside(f.range, doc.text)]
-        # A module's early first failure is often all it has: its final result changes nothing.
-        seen = repr((version, findings, old, restored))
-        if seen == state.last_published:
-            return
-        state.last_published = seen
-        self.ls.publish(doc, findings, stale=old, cached=restored)
+    async def check_now(self, snap: Snapshot, options: CheckOptions, only: set[str]) -> FileResult:
+        """The buffer's own check of the modules `only` with `options` (a command's lowering)."""
+        if not self.session.trusted:
+            raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+        return await check_document(self.engines.engine(), snap.document, options, only=only)
+
+    async def run_job(self, job: Job) -> JobOutcome:
+        """One job in the worker, outside any check: a save, a fix's proof."""
+        return await self.engines.run(job)
+
+    def in_background(self, work: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
+        """Work that follows a check and outlives the request that started it (the fixes' proofs)."""
+        task = asyncio.create_task(work, name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def shutdown(self) -> None:
+        checks = [s.task for s in self.session.files.values() if s.task is not None and not s.task.done()]
+        for uri in list(self.session.files):
+            self.close(uri)
+        if checks:  # each reaps what it started (an interpreter probe) as it is cancelled
+            await asyncio.wait(checks, timeout=1.0)
+        await self.engines.close()
 
 
-def inside(where: Range, source: str) -> bool:
-    """`where` lies inside the document (a stale finding whose lines are gone is dropped)."""
-    lines = re.split(r"\r\n|\r|\n", source)  # LSP's lines
-    ends = [where.start, where.end]
-    return all(0 <= p.line < len(lines) and 0 <= p.character <= utf16_len(lines[p.line]) for p in ends)
+def _entries(
+    checked: FileResult, names: set[str], placement: Placement, keys: Mapping[str, str], version: int
+) -> dict[str, ModuleEntry]:
+    """A batch's results and findings on the checked file, by module."""
+    elsewhere = placement.elsewhere()
+    fresh: dict[str, ModuleEntry] = {}
+    for result in checked.modules:
+        if result.status == "cancelled":
+            continue  # superseded by another job for the same module (a command)
+        entry = fresh.setdefault(
+            result.name, ModuleEntry(keys[result.name], [], [], version, elsewhere.get(result.name))
+        )
+        entry.results.append(result)
+    local = names - set(elsewhere)
+    for finding in checked.diagnostics:
+        if finding.path != checked.path:
+            continue  # a culprit in another file: that file's buffer shows its own
+        if finding.module is None and len(local) == 1:
+            finding.module = next(iter(local))  # the file's own check: of its one module
+        if finding.module in fresh:
+            fresh[finding.module].findings.append(finding)
+    return fresh

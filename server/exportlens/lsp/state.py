@@ -1,10 +1,11 @@
-"""Per-document state the features share: cached results, what is running."""
+"""Per-document state the session keeps (session.py): results, what runs, where modules are checked."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
 
+from ..check.plan import Placement
 from ..codes.targets import CODES as LOWERING_CODES
 from ..findings import Finding, ModuleResult
 
@@ -13,7 +14,7 @@ from ..findings import Finding, ModuleResult
 class ModuleEntry:
     """The last finished check of one module."""
 
-    key: str  # cache.module_keys() of the text it was checked on
+    key: str  # check/keys.py's key of the text and settings it was checked with
     results: list[ModuleResult]  # one per tracer (two with mode "both")
     findings: list[Finding]
     version: int  # document version it was checked on
@@ -45,8 +46,7 @@ class FileState:
     cancelled: set[str] = field(default_factory=set)  # the user cancelled these modules' exports
     static: list[Finding] = field(default_factory=list)  # syntax error, untrusted notice
     task: asyncio.Task[None] | None = None
-    sites: dict[str, str] = field(default_factory=dict)  # module -> file with its export call
-    parents: dict[str, str] = field(default_factory=dict)  # module -> file whose export records its inputs
+    placement: Placement = field(default_factory=Placement)  # modules another file checks (check/plan.py)
     changed_lines: set[int] = field(default_factory=set)  # since the last check started
     context: str = ""  # what stored results are valid under (persist/fingerprint.py), from the last open/save
     last_published: str = ""  # what was last published (scheduler.py): an identical one is skipped

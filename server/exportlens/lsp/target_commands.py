@@ -15,10 +15,8 @@ import asyncio
 import dataclasses
 from typing import Any
 
-from ..check import check_document
 from .app import ExportLensServer
 from .commands import save_module
-from .state import ModuleEntry
 
 COMPILE_AOTI = "exportlens.compileAoti"
 SAVE_ONNX = "exportlens.saveOnnx"
@@ -39,20 +37,19 @@ def register(server: ExportLensServer) -> None:
     async def compile_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
         if not ls.trusted:
             raise PermissionError("the workspace is untrusted: ExportLens runs no code")
-        state, doc = ls.file(uri), ls.document(uri)
-        target = next((t for t in doc.discovery.targets if t.name == module), None)
+        snap = ls.session.snapshot(uri)
+        target = snap.target(module)
         if target is None or target.inputs_kind == "none" or target.part_of is not None:
             raise ValueError(f"no module {module!r} with example inputs in {uri}")
-        options = ls.check_options()
+        options = snap.options()
         # One tracer: "both" would compile twice.
         mode = "non-strict" if options.mode == "both" else options.mode
         options = dataclasses.replace(options, mode=mode, targets=("export", "aoti"), on_demand=True)
-        keys = doc.module_keys(ls.settings.results_key())
         task = asyncio.current_task()
         if task is not None:
             running[(uri, module)] = task
         try:
-            result = await check_document(ls.engine(), doc, options, only={module})
+            result = await ls.scheduler.check_now(snap, options, {module})
         except asyncio.CancelledError:
             cancelled: dict[str, Any] = {"module": module, "status": "cancelled", "ok": False}
             return cancelled | {"seconds": None, "facts": {}, "skipped": "", "findings": []}
@@ -61,9 +58,7 @@ def register(server: ExportLensServer) -> None:
                 del running[(uri, module)]
         findings = [f for f in result.diagnostics if f.module == module]
         modules = [m for m in result.modules if m.name == module]
-        if module in keys:
-            state.entries[module] = ModuleEntry(keys[module], modules, findings, doc.version)
-            ls.scheduler.publish(state, doc, keys)
+        ls.scheduler.publisher.record(snap, module, modules, findings)
         lowered = next((t for m in modules for t in m.targets if t.get("target") == "aoti"), {})
         return {
             "module": module,

@@ -9,9 +9,9 @@ inputs) is reported, plus one information diagnostic at the top of the file.
 
 from __future__ import annotations
 
+from ..check.static_findings import read_findings
 from ..document import Document
 from ..findings import Finding, Range
-from ..static_findings import read_findings
 
 UNTRUSTED_CODE = "untrusted-workspace"
 UNTRUSTED_MESSAGE = (

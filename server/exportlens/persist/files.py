@@ -1,16 +1,16 @@
 """`exportlens check` with the results store: an unchanged file (its text and its context, see
-fingerprint.py) is reported from the store without exporting, and the worker is not even started
-when every file is unchanged.  `--no-cache` bypasses it."""
+fingerprint.py, and the files that check its modules elsewhere: check/plan.py) is reported from
+the store without exporting, and the worker is not even started when every file is unchanged.
+`--no-cache` bypasses it.  A file that cannot be read never reaches it (check/plan.py's
+`plan_file` makes its finding)."""
 
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
-from ..document import Document
+from ..check.plan import PlannedFile
 from ..engine import Engine
 from ..findings import FileResult
-from ..job_building import CheckOptions
 from . import fingerprint
 from .store import ResultStore, Stored
 
@@ -25,24 +25,19 @@ class FileCache:
         self.salt = salt
         self.hits = 0
 
-    async def check(self, engine: Engine, path: str, options: CheckOptions) -> FileResult:
-        path = str(Path(path).resolve())
-        try:
-            doc = Document.from_file(path)
-        except (SyntaxError, UnicodeDecodeError):
-            from ..check import check_file
-
-            return await check_file(engine, path, None, options)  # reports why it cannot be read
-        context = fingerprint.context(doc, options.roots, self.env, self.salt)
+    async def check(self, engine: Engine, planned: PlannedFile) -> FileResult:
+        doc, placement = planned.doc, planned.placement
+        salt = (*self.salt, sorted(placement.elsewhere().items()))
+        context = fingerprint.context(doc, planned.options.roots, self.env, salt, placement.files())
         key = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
-        stored = self.store.load(path, context, KIND).get(WHOLE)
+        stored = self.store.load(doc.path, context, KIND).get(WHOLE)
         if stored is not None and stored.key == key:
             self.hits += 1
-            return FileResult(path, stored.results, stored.findings)
-        from ..check import check_document  # the diagnosis stack: imported for a miss only
+            return FileResult(doc.path, stored.results, stored.findings)
+        from ..check.placed import check_planned  # the diagnosis stack: imported for a miss only
 
-        result = await check_document(engine, doc, options)
+        result = await check_planned(engine, planned)
         if not any(m.status in ("timeout", "crashed", "cancelled") for m in result.modules):
             # a timeout or a crash may not happen next time: never kept
-            self.store.save(path, context, {WHOLE: Stored(key, result.modules, result.diagnostics)}, KIND)
+            self.store.save(doc.path, context, {WHOLE: Stored(key, result.modules, result.diagnostics)}, KIND)
         return result

@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,12 +105,28 @@ def imported_files(doc: Document, roots: list[str]) -> list[str]:
     return sorted(seen)
 
 
-def context(doc: Document, roots: list[str], env: Environment, salt: tuple[object, ...]) -> str:
-    """The digest a file's stored results are valid under ("" when there is no environment)."""
+def context(
+    doc: Document,
+    roots: list[str],
+    env: Environment,
+    salt: tuple[object, ...],
+    elsewhere: Sequence[str] = (),
+) -> str:
+    """The digest a file's stored results are valid under ("" when there is no environment).
+    `elsewhere`: the files whose checks check modules of `doc` (its export sites, its parent
+    file: check/plan.py); their texts and what they import count as much as `doc`'s imports."""
     if not env.digest:
         return ""
     parts = [env.digest, repr(salt)]
-    for path in imported_files(doc, roots):
+    files = set(imported_files(doc, roots))
+    for other in elsewhere:
+        files.add(other)
+        try:
+            files.update(imported_files(Document.from_file(other), roots))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            pass  # its own text's digest below says it changed
+    files.discard(doc.path)
+    for path in sorted(files):
         try:
             parts.append(path + "\0" + hashlib.sha256(Path(path).read_bytes()).hexdigest())
         except OSError:

@@ -27,7 +27,7 @@ LAYOUT = "v1"
 class Stored:
     """One module's results as a check left them."""
 
-    key: str  # its module key (lsp/cache.py) when checked
+    key: str  # its module key (check/keys.py) when checked
     results: list[ModuleResult]
     findings: list[Finding]
 

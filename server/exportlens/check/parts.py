@@ -26,13 +26,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .codes import registered
-from .discovery import REAL_INPUTS, Target
-from .engine import JobOutcome
-from .findings import Finding
+from ..codes import registered
+from ..discovery import REAL_INPUTS, Target
+from ..engine import JobOutcome
+from ..findings import Finding
 
 if TYPE_CHECKING:
-    from .document import Document
+    from ..document import Document
 
 CODE = "recorded-inputs-failed"
 

@@ -17,6 +17,7 @@ import hashlib
 from typing import Any
 
 from ..discovery import Discovery, Target
+from ..document import Document
 from ..textpos import SourceText
 
 
@@ -24,6 +25,11 @@ def class_span(node: ast.AST) -> tuple[int, int]:
     """0-based first and last line of a class, decorators included."""
     first = min([getattr(node, "lineno", 1)] + [d.lineno for d in getattr(node, "decorator_list", [])])
     return first - 1, getattr(node, "end_lineno", first) - 1
+
+
+def document_keys(doc: Document, salt: tuple[Any, ...]) -> dict[str, str]:
+    """Per module of `doc`, the key of its results under the settings in `salt`."""
+    return module_keys(doc.text, doc.discovery, salt)
 
 
 def module_keys(source: str, found: Discovery, salt: tuple[Any, ...]) -> dict[str, str]:

@@ -1,9 +1,9 @@
-"""Module keys (lsp/cache.py), pure: which edit re-exports which module, and which leaves it cached."""
+"""Module keys (check/keys.py), pure: which edit re-exports which module, and which leaves it cached."""
 
 from __future__ import annotations
 
+from exportlens.check.keys import class_span, module_keys, target_at, touched
 from exportlens.discovery import discover
-from exportlens.lsp.cache import class_span, module_keys, target_at, touched
 
 SOURCE = """\
 import torch

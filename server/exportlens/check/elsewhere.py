@@ -17,47 +17,17 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..check import CheckOptions, EarlyReport, check_file
 from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine
 from ..findings import Finding, InputsKind, ModuleResult, Range, Related
-from ..parts import foreign_name
-from ..static_findings import anchor_range
-from .cache import class_span
-from .sites import SiteIndex
+from .jobs import CheckOptions
+from .keys import class_span
+from .parts import foreign_name
+from .run import EarlyReport, check_file
+from .static_findings import anchor_range
 
 Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
-
-
-def export_sites(index: SiteIndex, roots: list[str], targets: list[Target], path: str) -> dict[str, str]:
-    """Module -> the other file whose export call builds it."""
-    sites: dict[str, str] = {}
-    for target in targets:
-        if target.class_name and target.inputs_kind in ("none", "inferred"):
-            site = index.find(roots, target.class_name, path)
-            if site:
-                sites[target.name] = site
-    return sites
-
-
-def parent_files(
-    index: SiteIndex, roots: list[str], targets: list[Target], path: str, sites: dict[str, str]
-) -> dict[str, str]:
-    """Module -> the other file whose export records the inputs it is checked with: the classes
-    without real inputs that are no part of a module of this file, nor exported elsewhere."""
-    candidates = [
-        t
-        for t in targets
-        if t.class_name
-        and t.inputs_kind in ("none", "inferred")
-        and t.part_of is None
-        and t.name not in sites
-    ]
-    if not candidates:
-        return {}
-    parent = min(sites.values(), default=None) or index.parent_file(roots, path)
-    return {t.name: parent for t in candidates} if parent else {}
 
 
 async def check_elsewhere(
@@ -93,6 +63,7 @@ async def check_elsewhere(
         early(dataclasses.replace(result, line=class_span(target.node)[0]), here)
 
     others = [doc] if parts else []
+    options = dataclasses.replace(options, purpose=f"check of {doc.path}")
     result = await check_file(engine, file, None, options, only=only, early=relay, others=others)
     call_line = next((m.line for m in result.modules if m.name in only), 0)
     via = Related(file, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")

@@ -1,5 +1,5 @@
 """Findings that need no export: what reading the document says (syntax, encoding, modules that
-cannot be checked).  The same rules in every mode: trusted (check.py), untrusted (lsp/trust.py)
+cannot be checked).  The same rules in every mode: trusted (run.py), untrusted (lsp/trust.py)
 and the CLI."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from .discovery import Discovery, Target
-from .document import Document
-from .findings import Finding, Range
-from .textpos import SourceText
+from ..discovery import Discovery, Target
+from ..document import Document
+from ..findings import Finding, Range
+from ..textpos import SourceText
 
 
 def read_findings(doc: Document) -> list[Finding]:

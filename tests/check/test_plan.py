@@ -1,9 +1,10 @@
-"""The scheduler's decision (lsp/policy.py), pure: which modules a check exports, in which order."""
+"""The scheduler's decision (check/plan.py), pure: which modules a check exports, in which order."""
 
 from __future__ import annotations
 
+from exportlens.check.keys import document_keys
+from exportlens.check.plan import plan
 from exportlens.document import Document
-from exportlens.lsp.policy import plan
 
 SOURCE = """\
 import torch
@@ -42,28 +43,28 @@ def line(needle: str) -> int:
 
 def test_forced_checks_every_module_even_when_cached() -> None:
     doc = Document("/w/m.py", SOURCE)
-    keys = doc.module_keys(SALT)
+    keys = document_keys(doc, SALT)
     first, rest = plan(doc.discovery, keys, dict(keys), {"C": "/w/run.py"}, set(), force=True)
     assert (names(first), names(rest)) == ([], ["A", "B", "C"])
 
 
 def test_nothing_changed_nothing_to_do() -> None:
     doc = Document("/w/m.py", SOURCE)
-    keys = doc.module_keys(SALT)
+    keys = document_keys(doc, SALT)
     assert plan(doc.discovery, keys, dict(keys), {}, set(), force=False) == ([], [])
 
 
 def test_an_edit_rechecks_only_the_changed_module_and_it_goes_first() -> None:
     old = Document("/w/m.py", SOURCE)
     new = Document("/w/m.py", SOURCE.replace("x * 2", "x * 3"))
-    cached = old.module_keys(SALT)
-    first, rest = plan(new.discovery, new.module_keys(SALT), cached, {}, {line("x * 2")}, force=False)
+    cached = document_keys(old, SALT)
+    first, rest = plan(new.discovery, document_keys(new, SALT), cached, {}, {line("x * 2")}, force=False)
     assert (names(first), names(rest)) == (["B"], [])
 
 
 def test_touched_modules_first_then_the_ones_without_results() -> None:
     doc = Document("/w/m.py", SOURCE)
-    keys = doc.module_keys(SALT)
+    keys = document_keys(doc, SALT)
     cached = {"A": keys["A"]}
     first, rest = plan(doc.discovery, keys, cached, {}, {line("x - 1")}, force=False)
     assert (names(first), names(rest)) == (["C"], ["B"])
@@ -71,15 +72,15 @@ def test_touched_modules_first_then_the_ones_without_results() -> None:
 
 def test_a_module_checked_through_another_files_export_call_waits_for_a_save() -> None:
     doc = Document("/w/m.py", SOURCE)
-    keys = doc.module_keys(SALT)
+    keys = document_keys(doc, SALT)
     first, rest = plan(doc.discovery, keys, {}, {"C": "/w/run.py"}, set(), force=False)
     assert (names(first), names(rest)) == ([], ["A", "B"])
 
 
 def test_settings_that_change_results_change_every_key() -> None:
     doc = Document("/w/m.py", SOURCE)
-    cached = doc.module_keys(SALT)
-    first, rest = plan(doc.discovery, doc.module_keys(("strict",)), cached, {}, set(), force=False)
+    cached = document_keys(doc, SALT)
+    first, rest = plan(doc.discovery, document_keys(doc, ("strict",)), cached, {}, set(), force=False)
     assert names(rest) == ["A", "B", "C"] and first == []
 
 
@@ -110,5 +111,7 @@ def test_a_part_goes_with_its_parent_whose_export_records_its_inputs() -> None:
     for needle, edit in (("x * 2", "x * 3"), ("self.attn(x) + 1", "self.attn(x) + 2")):
         new = Document("/w/m.py", PARTS.replace(needle, edit))
         changed = next(i for i, text in enumerate(PARTS.splitlines()) if needle in text)
-        first, rest = plan(new.discovery, new.module_keys(SALT), old.module_keys(SALT), {}, {changed}, False)
+        first, rest = plan(
+            new.discovery, document_keys(new, SALT), document_keys(old, SALT), {}, {changed}, False
+        )
         assert (sorted(names(first)), rest) == (["Attention", "Block"], []), needle

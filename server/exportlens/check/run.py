@@ -1,7 +1,8 @@
 """Check one document: its modules exported in the worker, each outcome diagnosed.
 
 Shared by the CLI and the language server; knows nothing about either.  Building the jobs is
-job_building.py's, what can be said without exporting static_findings.py's.
+jobs.py's, what the outcomes say passes.py's (its passes, in order), what can be said without
+exporting static_findings.py's.  The modules another workspace file checks are placed.py's.
 """
 
 from __future__ import annotations
@@ -13,18 +14,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from .diagnosis import DiagnosisContext, diagnose
-from .diagnosis.baked.confirm import baked_findings
-from .diagnosis.targets import target_findings
-from .discovery import REAL_INPUTS, Target
-from .document import Document
-from .engine import Engine, JobOutcome
-from .findings import FileResult, Finding, InputsKind, ModuleResult, Status
+from ..diagnosis import DiagnosisContext
+from ..discovery import REAL_INPUTS, Target
+from ..document import Document
+from ..engine import Engine, JobOutcome
+from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
 from .guessed import soften_guessed
-from .job_building import MODES, CheckOptions, make_job, tracers
-from .merge import merge_tracers
-from .outcomes import outcome_findings
-from .parts import part_findings, reached_export, recorded_parts, with_parents
+from .jobs import MODES, CheckOptions, make_job, tracers
+from .parts import reached_export, recorded_parts, with_parents
+from .passes import ModuleRuns, diagnosed, file_findings, module_findings
 from .static_findings import anchor_range, encoding_finding, read_findings
 
 __all__ = ["MODES", "CheckOptions", "EarlyReport", "check_document", "check_file", "tracers"]
@@ -103,7 +101,7 @@ async def check_document(
         report = early
         return lambda outcome: report(
             _module_result(target, outcome, outcome.status, options.mode),
-            soften_guessed(outcome_diagnostics(outcome, context(target, outcome)), target),
+            soften_guessed(diagnosed(outcome, context(target, outcome)), target),
         )
 
     def recorded(parent: Target) -> list[str]:
@@ -152,32 +150,19 @@ async def check_document(
     by_name = {target.name: target for target in targets} | {n: p.target for n, p in parts.items()}
     said: dict[str, list[Finding]] = {}
     for name, runs in by_target.items():  # parents first: a part's findings are weighed against theirs
-        if name in parts:
-            runs = [(outcome, ctx) for outcome, ctx in runs if reached_export(outcome)]
-        findings = [finding for outcome, ctx in runs for finding in outcome_diagnostics(outcome, ctx)]
-        if len(runs) > 1:
-            findings = merge_tracers(findings, {ctx.mode: o.status == "exported" for o, ctx in runs})
+        module = ModuleRuns(by_name[name], runs, path)
         if name in parts:
             parent = parts[name].parent
-            exported = {ctx.mode for o, ctx in by_target.get(parent, []) if o.status == "exported"}
-            findings = part_findings(findings, parts[name], said.get(parent, []), exported)
-            if parts[name].file != path:  # another file's class: what lands on that file is its own
-                findings = [f for f in findings if f.path == parts[name].file]
-        said[name] = soften_guessed(findings, by_name[name])
+            module.runs = [(outcome, ctx) for outcome, ctx in runs if reached_export(outcome)]
+            module.part, module.parent_said = parts[name], said.get(parent, [])
+            module.parent_exported = {
+                ctx.mode for o, ctx in by_target.get(parent, []) if o.status == "exported"
+            }
+        said[name] = module_findings(module)
         result.diagnostics.extend(said[name])
-    result.diagnostics = once_per_file(result.diagnostics)
+    result.diagnostics = file_findings(result.diagnostics)
     result.modules.sort(key=lambda m: m.line)
-    result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
     return result
-
-
-def outcome_diagnostics(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
-    if outcome.status == "failed" and outcome.failure is not None:
-        return diagnose(outcome.failure, ctx)
-    if outcome.status == "exported" and outcome.summary is not None:
-        lowered = target_findings(cast("list[dict[str, Any]]", outcome.raw.get("targets") or []), ctx)
-        return baked_findings(outcome.summary, ctx) + lowered
-    return outcome_findings(outcome, ctx)
 
 
 def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode: str | None) -> ModuleResult:
@@ -205,20 +190,6 @@ def target_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
     kept = ("target", "ok", "seconds", "facts", "skipped")
     raw = cast("list[dict[str, Any]]", outcome.raw.get("targets") or []) if outcome is not None else []
     return [{k: r[k] for k in kept if k in r} for r in raw]
-
-
-def once_per_file(findings: list[Finding]) -> list[Finding]:
-    """A file that fails to import fails for every module: say so once."""
-    seen: set[tuple[str, int, int]] = set()
-    kept = []
-    for finding in findings:
-        if finding.code == "import-error":
-            key = (finding.path, finding.range.start.line, finding.range.start.character)
-            if key in seen:
-                continue
-            seen.add(key)
-        kept.append(finding)
-    return kept
 
 
 def default_roots() -> list[str]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .codes import registered
-from .findings import Finding
+from ..codes import registered
+from ..findings import Finding
 
 TRACER_NAMES = {"strict": "strict (dynamo)", "non-strict": "non-strict (fake tensors)"}
 OTHER = {"strict": "non-strict", "non-strict": "strict"}

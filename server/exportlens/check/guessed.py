@@ -8,9 +8,9 @@ finding that says what torch said and how to give real inputs.
 
 from __future__ import annotations
 
-from .codes import registered
-from .discovery import Target
-from .findings import Finding
+from ..codes import registered
+from ..discovery import Target
+from ..findings import Finding
 
 CODE = "guessed-inputs-failed"
 

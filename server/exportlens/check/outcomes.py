@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .codes import registered
-from .diagnosis import DiagnosisContext
-from .engine import JobOutcome
-from .findings import Finding
+from ..codes import registered
+from ..diagnosis import DiagnosisContext
+from ..engine import JobOutcome
+from ..findings import Finding
 
 
 def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:

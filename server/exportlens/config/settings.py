@@ -1,7 +1,7 @@
-"""Typed configuration, section `exportlens`, applied live without a restart.
+"""Typed configuration, section `exportlens`: what a check depends on, declared once.
 
-Sources, later wins: defaults, `initializationOptions.settings`, the
-`workspace/configuration` pull (redone on every `didChangeConfiguration`).
+The language server applies it live without a restart (lsp/client_settings.py turns what the
+client sends into `Settings`); the CLI's flags take their defaults from it.
 
 Each setting is declared once, here: a field of `Settings` whose metadata is its `Spec`
 (wire name, JSON type, allowed values, what it is, its `exportlens check` flag and its VS Code
@@ -17,14 +17,11 @@ and the argument in cli.py (default `DEFAULT.<field>`). Using it is the code it 
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..targets import TARGETS
-
-log = logging.getLogger("exportlens.lsp")
 
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
@@ -242,31 +239,3 @@ SPECS: tuple[Spec, ...] = tuple(
     for f in dataclasses.fields(Settings)
 )
 BY_NAME = {spec.name: spec for spec in SPECS}
-
-
-def merge(base: Settings, raw: Any) -> Settings:
-    """`base` with the valid entries of the client's `raw` dict; bad values are logged and ignored."""
-    if not isinstance(raw, dict):
-        return base
-    changes: dict[str, Any] = {}
-    for name, value in raw.items():
-        spec = BY_NAME.get(name)
-        if spec is None:
-            continue
-        if value == "" and spec.nullable and spec.type == "string":
-            value = None  # an emptied text box means "unset"
-        if not spec.accepts(value):
-            log.warning("ignoring setting exportlens.%s = %r", name, value)
-            continue
-        if spec.type == "array":
-            value = tuple(dict.fromkeys(value))
-        changes[spec.field] = float(value) if spec.type == "number" else value
-    return dataclasses.replace(base, **changes)
-
-
-def to_json(settings: Settings) -> dict[str, Any]:
-    return {spec.name: _plain(getattr(settings, spec.field)) for spec in SPECS}
-
-
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value

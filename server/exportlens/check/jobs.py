@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .discovery import Target
-from .document import Document
-from .engine import Job
-from .targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
-from .worker.protocol import DevicePolicy
+from ..discovery import Target
+from ..document import Document
+from ..engine import Job
+from ..imports import import_roots
+from ..targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
+from ..worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
 
@@ -26,6 +27,9 @@ class CheckOptions:
     graph_views: frozenset[tuple[str, str]] = frozenset()
     targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
     on_demand: bool = False  # also the targets.ON_DEMAND ones (aoti): its command, the CLI's --target
+    # Jobs of different purposes never supersede each other (engine/jobs.py): another file's check
+    # run for a document (check/elsewhere.py) must not cancel that file's own, nor be cancelled by it.
+    purpose: str = "check"
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -60,6 +64,7 @@ def make_job(
         graph=(doc.path, target.name) in options.graph_views,
         targets=lowered,
         parts_from=tuple(parts_from),
+        purpose=options.purpose,
     )
 
 
@@ -82,16 +87,3 @@ def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:
         folder = folder.parent
     sys_path = [str(folder), str(Path(path).parent), *import_roots(roots)]
     return ".".join(parts), list(dict.fromkeys(sys_path))
-
-
-def import_roots(roots: list[str]) -> list[str]:
-    """Where the workspace's own packages import from: each root, and its `src/` when that holds a
-    package (the src layout, which an editable install or `pythonpath = src` puts on sys.path, so
-    `scripts/export.py` can `from pkg.model import Net` for `src/pkg/model.py`)."""
-    found = []
-    for root in roots:
-        found.append(root)
-        src = Path(root, "src")
-        if src.is_dir() and any((child / "__init__.py").is_file() for child in src.iterdir()):
-            found.append(str(src))
-    return found

@@ -1,0 +1,66 @@
+"""A document's check, each module where the plan places it: the one check of the CLI and the
+language server.
+
+The modules without a place elsewhere are checked by the document's own check (run.py); each
+other file of the placement (plan.py: an export site, a parent file) runs its check for the
+modules it holds (elsewhere.py), all at once. The editor checks a batch of modules at a time
+(`only`); the CLI every module of a file (`check_planned`, of plan.py's `plan_file`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+
+from ..document import Document
+from ..engine import Engine
+from ..findings import FileResult
+from .elsewhere import Checked, check_elsewhere
+from .jobs import CheckOptions
+from .passes import by_position
+from .plan import Placement, PlannedFile
+from .run import EarlyReport, check_document
+
+
+async def check_placed(
+    engine: Engine,
+    doc: Document,
+    options: CheckOptions,
+    placement: Placement,
+    only: set[str] | None = None,
+    early: EarlyReport | None = None,
+) -> FileResult:
+    """The modules of `doc` (those in `only`), each checked where `placement` says: what its own
+    check finds first (on any file), then what each other file's check finds on `doc`'s, in the
+    order of the files. `early` hears of each module's first failure before its others are found."""
+    targets = [t for t in doc.discovery.targets if only is None or t.name in only]
+    elsewhere = placement.elsewhere()
+    local = {t.name for t in targets if t.name not in elsewhere}
+    runs: list[Awaitable[Checked]] = []
+    if local or doc.discovery.error is not None:
+        runs.append(_own(engine, doc, options, local, early))
+    for file in placement.files():
+        exported = [t for t in targets if placement.sites.get(t.name) == file]
+        parts = [t for t in targets if placement.parents.get(t.name) == file]
+        if exported or parts:
+            runs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
+    result = FileResult(doc.path)
+    for modules, findings in await asyncio.gather(*runs):
+        result.modules += modules
+        result.diagnostics += findings
+    return result
+
+
+async def _own(
+    engine: Engine, doc: Document, options: CheckOptions, names: set[str], early: EarlyReport | None
+) -> Checked:
+    result = await check_document(engine, doc, options, only=names, early=early)
+    return result.modules, result.diagnostics
+
+
+async def check_planned(engine: Engine, planned: PlannedFile) -> FileResult:
+    """Every module of the file, as a file's result: modules by line, findings by position."""
+    result = await check_placed(engine, planned.doc, planned.options, planned.placement)
+    result.modules.sort(key=lambda m: m.line)
+    result.diagnostics = by_position(result.diagnostics)
+    return result

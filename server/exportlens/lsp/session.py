@@ -1,0 +1,146 @@
+"""What the server knows between messages, and the snapshots its handlers read.
+
+The `Session` owns the open documents (documents.py), each file's state (state.py: its modules'
+results, what runs), the settings, trust and the workspace folders; it changes only on the
+server's own messages and the scheduler's results. A handler takes a `Snapshot` of one document
+and answers from it alone: the document (one version, one parse), the settings, the result keys
+(computed once per document and settings), the results and what runs at that moment. A snapshot
+never changes: a handler that awaits keeps answering about the version it started with.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..check.jobs import CheckOptions
+from ..check.keys import document_keys, target_at
+from ..check.plan import Placement
+from ..check.sites import SiteIndex
+from ..config.settings import Settings
+from ..discovery import Target
+from ..document import Document
+from .documents import Documents, buffer_path
+from .state import FileState, ModuleEntry
+from .trust import is_trusted
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One document as the session knew it when the snapshot was taken."""
+
+    uri: str
+    document: Document
+    settings: Settings
+    trusted: bool
+    roots: tuple[str, ...]
+    keys: Mapping[str, str]  # module -> the key of its results for this text and these settings
+    results: Mapping[str, ModuleEntry]  # module -> its last finished check
+    running: frozenset[str]
+    cancelled: frozenset[str]  # modules whose export the user cancelled
+    placement: Placement  # modules checked through another workspace file (check/plan.py)
+    graph_views: frozenset[tuple[str, str]]
+
+    @property
+    def path(self) -> str:
+        return self.document.path
+
+    def options(self) -> CheckOptions:
+        """How this document's modules are checked under these settings."""
+        return CheckOptions(
+            mode=self.settings.mode,
+            roots=list(self.roots),
+            all_failures=self.settings.all_failures,
+            meta_above_mb=self.settings.meta_above_mb or None,
+            device=self.settings.device,
+            graph_views=self.graph_views,
+            targets=self.settings.targets,
+        )
+
+    def target(self, name: str) -> Target | None:
+        return next((t for t in self.document.discovery.targets if t.name == name), None)
+
+    def target_at(self, line: int) -> Target | None:
+        """The module whose class spans 0-based `line`."""
+        return target_at(self.document.discovery, line)
+
+    def stale(self, name: str) -> bool:
+        """The module's result is of another text or other settings (it is being re-checked)."""
+        entry = self.results.get(name)
+        return entry is not None and entry.key != self.keys.get(name)
+
+
+class Session:
+    def __init__(self, text_document: Callable[[str], Any], folders: Callable[[], list[str]]) -> None:
+        self.settings = Settings()
+        self.init_trusted = True
+        self.documents = Documents(text_document)
+        self.files: dict[str, FileState] = {}
+        self.site_index = SiteIndex()  # the workspace's export calls, re-read as files change
+        # The module the graph panel last asked for (path, module): its checks build the view.
+        self.graph_views: frozenset[tuple[str, str]] = frozenset()
+        self._folders = folders
+        self._keys: dict[str, tuple[Document, tuple[Any, ...], dict[str, str]]] = {}  # uri -> last keys
+
+    @property
+    def trusted(self) -> bool:
+        return is_trusted(self.init_trusted, self.settings.trusted)
+
+    def roots(self) -> list[str]:
+        """The workspace folders, resolved (the server's folder when the client names none)."""
+        return [str(Path(f).resolve()) for f in self._folders() if f] or [os.getcwd()]
+
+    def file(self, uri: str) -> FileState:
+        if uri not in self.files:
+            self.files[uri] = FileState(uri, buffer_path(uri))
+        return self.files[uri]
+
+    def document(self, uri: str) -> Document:
+        """The buffer's current document (documents.py)."""
+        return self.documents.get(uri)
+
+    def doc_version(self, uri: str) -> int:
+        return self.documents.version(uri)
+
+    def is_current(self, doc: Document) -> bool:
+        """`doc` is the buffer as it is now, and the buffer is still open."""
+        uri = str(doc.uri)
+        return uri in self.files and self.doc_version(uri) == doc.version
+
+    def keys(self, doc: Document) -> dict[str, str]:
+        """Per module of `doc`, the key of its results under the current settings (check/keys.py):
+        computed once per document and settings."""
+        salt = self.settings.results_key()
+        known = self._keys.get(str(doc.uri))
+        if known is not None and known[0] is doc and known[1] == salt:
+            return known[2]
+        keys = document_keys(doc, salt)
+        self._keys[str(doc.uri)] = (doc, salt, keys)
+        return keys
+
+    def snapshot(self, uri: str) -> Snapshot:
+        """The document `uri` now, with its file's results (the file is tracked from now on)."""
+        state, doc = self.file(uri), self.document(uri)
+        return Snapshot(
+            uri=uri,
+            document=doc,
+            settings=self.settings,
+            trusted=self.trusted,
+            roots=tuple(self.roots()),
+            keys=MappingProxyType(self.keys(doc)),
+            results=MappingProxyType(dict(state.entries)),
+            running=frozenset(state.running),
+            cancelled=frozenset(state.cancelled),
+            placement=state.placement,
+            graph_views=self.graph_views,
+        )
+
+    def close(self, uri: str) -> FileState | None:
+        """The buffer closed: nothing is kept for it."""
+        self.documents.forget(uri)
+        self._keys.pop(uri, None)
+        return self.files.pop(uri, None)

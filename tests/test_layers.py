@@ -1,0 +1,133 @@
+"""The layers of server/exportlens, read from its imports (no module is imported here).
+
+- Nothing outside `lsp/` imports the language server's layer: the check, the CLI, its reports,
+  the settings and the documents are the same without pygls. One entry point aside: `cli.py`
+  starts the server (`lsp/server.py`) for `exportlens serve`, and nothing else of `lsp/`.
+- No import circle among the modules of `check/`, nor among those of `lsp/` (imports under
+  `if TYPE_CHECKING:` are annotations, not imports, and are left out).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.paths import ROOT
+
+PACKAGE = ROOT / "server" / "exportlens"
+ENTRY_POINTS = {"exportlens.cli": {"exportlens.lsp.server"}}  # module -> what of lsp/ it may import
+
+
+def module_name(path: Path, package: Path) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules(package: Path) -> dict[str, Path]:
+    return {module_name(p, package): p for p in package.rglob("*.py")}
+
+
+def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node, less the bodies of `if TYPE_CHECKING:`."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (n for stmt in node.orelse for n in [stmt, *_runtime_nodes(stmt)])
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package's modules `name` imports at run time (at its top or inside a function)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                child = f"{base}.{alias.name}"
+                found.add(child if child in known else base)
+    return {m for m in found if m in known and m != name}
+
+
+@functools.cache
+def graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the modules of the same package it imports."""
+    known = modules(package)
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def test_nothing_outside_lsp_imports_the_language_server() -> None:
+    reaching = {
+        name: sorted(
+            m for m in imported if m.startswith("exportlens.lsp") and m not in ENTRY_POINTS.get(name, ())
+        )
+        for name, imported in graph().items()
+        if not name.startswith("exportlens.lsp")
+    }
+    assert {name: found for name, found in reaching.items() if found} == {}
+
+
+def cycles(within: str, package: Path = PACKAGE) -> list[list[str]]:
+    """The import circles among the modules of the package `within` (strongly connected sets)."""
+    edges = {n: {m for m in deps if m.startswith(within + ".")} for n, deps in graph(package).items()}
+    edges = {n: deps for n, deps in edges.items() if n.startswith(within + ".") or n == within}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for dep in edges.get(node, ()):
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle_in_check_or_lsp() -> None:
+    assert cycles("exportlens.check") == []
+    assert cycles("exportlens.lsp") == []
+
+
+def test_the_reader_sees_imports_and_circles(tmp_path: Path) -> None:
+    """The rules above read what they claim to read: lazy imports count, annotations do not."""
+    assert "exportlens.lsp.server" in graph()["exportlens.cli"]  # inside `main`
+    assert "exportlens.check.run" in graph()["exportlens.check"]  # inside `__getattr__`
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    for name, text in {
+        "__init__.py": "",
+        "sub/__init__.py": "",
+        "sub/a.py": "from . import b\n",
+        "sub/b.py": "def f():\n    from .c import g\n",
+        "sub/c.py": "from ..sub.a import x\n",
+        "sub/d.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .e import y\n",
+        "sub/e.py": "from .d import z\n",
+    }.items():
+        (package / name).write_text(text)
+    assert cycles("pkg.sub", package) == [["pkg.sub.a", "pkg.sub.b", "pkg.sub.c"]]
