@@ -169,6 +169,11 @@ def execute(
 
             answer["targets"] = lower(targets, program, attempt, path, budget)
             tick("targets")
+        if placement.asked:  # the script asked for a GPU, this machine has none: look at its GPU path
+            from .gpu_path import second_look  # last: it loads the file's modules again
+
+            summary["gpu_path"] = second_look(job, strict, budget, placement.asked)
+            tick("gpu_path")
         return answer
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)

@@ -148,6 +148,30 @@ class Placement(TypedDict):
     fake: bool  # some were fake tensors on them: no values, nothing allocated
 
 
+class AskedDevice(TypedDict):
+    """Where the user's code asked whether a GPU is there, and this machine said no (devices.py)."""
+
+    path: str
+    line: int
+    question: str  # as written: `torch.cuda.is_available()`
+
+
+class _GpuPathRequired(TypedDict):
+    asked: list[AskedDevice]
+    status: Literal["exported", "failed", "same", "not-checked"]
+
+
+class GpuPath(_GpuPathRequired, total=False):
+    """The second look, at the path a machine with a GPU takes (gpu_path.py): "same" when it puts
+    nothing on a device; "failed" with torch's refusal there; "not-checked" with why."""
+
+    failure: FailureRecord
+    # Torch exported it, but this op meets tensors on two devices (its fake kernel does not check).
+    unchecked_op: str
+    reason: str
+    seconds: float
+
+
 class ViewFrame(TypedDict):
     """A user frame of a node's stack (outside torch)."""
 
@@ -217,6 +241,7 @@ class ExportSummary(_SummaryRequired, total=False):
     weights: Weights
     placement: Placement
     view: GraphView
+    gpu_path: GpuPath  # the script asked whether a GPU is there, and this machine said no
 
 
 # -- a lowering after the export (lowering/, issue 17) ----------------------------------------

@@ -134,6 +134,7 @@ def prepare_for_forking() -> None:
         child,
         eager,
         failure,
+        gpu_path,
         guard_sites,
         inputs,
         loader,
