@@ -74,6 +74,7 @@ def execute(
     """Run the job; `report_early` gets the first failure before more are searched for."""
     import torch
 
+    from . import layer_sites
     from .allfailures import more_failures
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
@@ -108,7 +109,8 @@ def execute(
 
     try:
         tree = parse(path, source)
-        with building(placement):  # the file's top level may already say `.cuda()`
+        # The file's top level may already say `.cuda()`; where each dropout is built is kept.
+        with building(placement), layer_sites.recording():
             user_module = load_module(
                 path, source, tree, job["module_name"], job["sys_path"], job["load_until"]
             )
@@ -140,6 +142,7 @@ def execute(
             )
         tick("export")
         summary = summarize(program, path, list(caught), view=bool(job.get("graph")))
+        layer_sites.annotate(summary, attempt.module)
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
         summary["placement"] = placement.describe()
         tick("summary")

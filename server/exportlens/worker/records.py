@@ -125,6 +125,7 @@ class GraphOp(TypedDict, total=False):
     module_class: str
     path: str | None
     line: int | None
+    built: list[Frame]  # a training-mode op's layer: the frames that built it (layer_sites.py)
 
 
 class GraphFacts(TypedDict, total=False):

@@ -137,6 +137,7 @@ def prepare_for_forking() -> None:
         gpu_path,
         guard_sites,
         inputs,
+        layer_sites,
         loader,
         part_inputs,
         sizing,
