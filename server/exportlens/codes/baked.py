@@ -41,6 +41,15 @@ CODES: dict[str, Code] = {
             severity="warning",
             tracer="both",
         ),
+        _c(
+            "dim-narrowed-at-runtime",
+            "the export passed, but its program checks a shape condition when it runs that rejects sizes"
+            " the declared Dims allow (a fixed position table under dynamic H and W)",
+            "make the size the line needs part of the spec (a multiple `k * Dim(...)`, or static), or derive"
+            " what it depends on from the input's size",
+            severity="warning",
+            tracer="both",
+        ),
         # Exported here; refused on the path a machine with a GPU takes (diagnosis/gpu_path.py).
         _c(
             "gpu-path-refused",

@@ -81,6 +81,8 @@ def execute(
     from .guard_sites import needs_guard_sites
     from .inputs import Attempt
     from .loader import load_module, parse
+    from .narrowing import locate as locate_narrowing
+    from .narrowing import narrowing
     from .part_inputs import record_parts, recorder_for
     from .sizing import build_sized
     from .summary import summarize
@@ -143,6 +145,9 @@ def execute(
         tick("export")
         summary = summarize(program, path, list(caught), view=bool(job.get("graph")))
         layer_sites.annotate(summary, attempt.module)
+        if attempt.dynamic_shapes is not None and (narrowed := narrowing(program)):
+            locate_narrowing(narrowed, attempt, strict, budget)  # one more export, only when found
+            summary["narrowed"] = narrowed
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
         summary["placement"] = placement.describe()
         tick("summary")

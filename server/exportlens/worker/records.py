@@ -136,6 +136,19 @@ class GraphFacts(TypedDict, total=False):
     error: str  # instead of the above: reading the graph failed
 
 
+class Narrowing(TypedDict):
+    """A shape condition the exported program checks that rejects sizes its Dims declare (narrowing.py)."""
+
+    expr: str  # torch's (sympy) condition
+    shown: str  # with the inputs' dims for its symbols: `((x.shape[3]//32))*((x.shape[2]//32)) == 4`
+    dim: str  # a dim that has a rejected size: `x.shape[2]`
+    rejected: int  # that size: inside the dim's range, the program rejects it
+    example: int  # the dim's example size (accepted)
+    min: int | None  # the dim's range in the program
+    max: int | None
+    frames: list[Frame]  # the stack that made the condition, outermost first; [] when not found
+
+
 class Weights(TypedDict):
     meta: bool  # built on the meta device (sizing.py): nothing allocated
     bytes: int
@@ -243,6 +256,7 @@ class ExportSummary(_SummaryRequired, total=False):
     placement: Placement
     view: GraphView
     gpu_path: GpuPath  # the script asked whether a GPU is there, and this machine said no
+    narrowed: list[Narrowing]  # runtime shape checks that reject sizes the Dims declare
 
 
 # -- a lowering after the export (lowering/, issue 17) ----------------------------------------

@@ -139,6 +139,7 @@ def prepare_for_forking() -> None:
         inputs,
         layer_sites,
         loader,
+        narrowing,
         part_inputs,
         sizing,
         summary,
