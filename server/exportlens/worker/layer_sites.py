@@ -12,6 +12,7 @@ summary gets its layer's (`GraphOp.built`). In the child, with torch.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import weakref
 from collections.abc import Iterator
@@ -67,15 +68,29 @@ def annotate(summary: ExportSummary, root: Any) -> None:
     if not isinstance(root, torch.nn.Module):
         return
     for op in summary["facts"].get("training_ops", []):
-        name = op.get("module") or ""
-        try:
-            layer = root.get_submodule(_dotted(name)) if name else None
-        except (AttributeError, TypeError, ValueError):
-            continue
-        if layer is not None and (frames := _BUILT.get(layer)):
+        layer = _resolve(root, op.get("module") or "")
+        if isinstance(layer, torch.nn.Module) and (frames := _BUILT.get(layer)):
             op["built"] = frames
 
 
-def _dotted(fqn: str) -> str:
-    """`blocks[0].drop` (strict's names) as `get_submodule` takes it: `blocks.0.drop`."""
-    return fqn.replace("['", ".").replace("']", "").replace("[", ".").replace("]", "").strip(".")
+_STEP = re.compile(r"\.?([A-Za-z_]\w*|\d+)|\[(\d+)\]|\['([^']*)'\]")
+
+
+def _resolve(root: Any, fqn: str) -> Any:
+    """The object `blocks.0.drop` names under `root`; strict's names too (`h[0].mlpf.__closure__[0]
+    .cell_contents.dropout`: a layer held in a lambda's closure). None when a step does not resolve."""
+    value, at = root, 0
+    while at < len(fqn):
+        step = _STEP.match(fqn, at)
+        if step is None or step.end() == at:
+            return None
+        at = step.end()
+        name, index, key = step.groups()
+        try:
+            if name is not None:
+                value = getattr(value, name)
+            else:
+                value = value[int(index)] if index is not None else value[key]
+        except (AttributeError, IndexError, KeyError, TypeError):
+            return None
+    return value

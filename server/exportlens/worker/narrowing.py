@@ -38,7 +38,7 @@ def _narrowing(program: Any) -> list[Narrowing]:
     if shape_env is None:
         return []
     ranges = dict(program.range_constraints)
-    hints = dict(shape_env.var_to_val)
+    hints = dict(getattr(shape_env, "backed_var_to_val", None) or shape_env.var_to_val)  # renamed in 2.13
     names = _input_dims(program)
     conditions: list[tuple[Any, list[Frame]]] = [(g.expr, []) for g in shape_env.guards]
     conditions += _runtime_asserts(program)
