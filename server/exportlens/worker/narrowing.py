@@ -129,7 +129,7 @@ def _rejected(
 def _sizes(example: int, value_range: Any) -> list[int]:
     low = _bound(value_range.lower)
     high = _bound(value_range.upper)
-    low = 0 if low is None else low
+    low = 2 if low is None else max(low, 2)  # 0 and 1 are torch's own rule for every Dim, said elsewhere
     high = _MAX_TRIED if high is None else min(high, _MAX_TRIED)
     tried = [
         example + 1,
