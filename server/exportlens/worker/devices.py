@@ -9,6 +9,10 @@ Policies (`exportlens.device`, `--device`):
 - "cpu": every accelerator device is mapped to the CPU; real CPU kernels, real values.
 - "real": nothing is redirected (the child owns its CUDA context; the worker never touches CUDA).
 
+Code that asks whether a device is there (`torch.cuda.is_available()`) gets this machine's answer,
+so the check follows the path the script takes here; where it asked and heard no, gpu_path.py
+looks at the other path once more, with the questions answered yes (`Placement.gpu_path`).
+
 The same redirect builds huge models without allocating them (sizing.py): under
 `torch.device("meta")` the CPU tensors are meta, the accelerator ones fake on their device.
 Fake tensors have no values: whatever needs them (eager runs, the search for later failures, a
