@@ -31,7 +31,7 @@ class AddsBias(nn.Module):
 
 
 if __name__ == "__main__":
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    device = "cuda"  # named, not asked: `is_available()` would get this machine's answer (docs/devices.md)
     x = torch.randn(8, 16, device=device)
     torch.export.export(OnGpu().to(device).eval(), (x,), dynamic_shapes=({0: Dim("batch")},))
     torch.export.export(AddsBias().to(device).eval(), (x,))

@@ -497,6 +497,16 @@ EXPORTS: list[Export] = [
             "UserError: Could not guard on data-dependent expression Eq(u0, 1)",
         ),
     ),
+    # --- issue 26 items 2 and 9: what exports here, quietly narrowed or only refused elsewhere
+    # yolov3: `load_model` picks cuda if torch.cuda.is_available(); the images stay on the CPU. Here
+    # (no GPU) both tracers export it.
+    Export("yolov3", "export_yolov3.py", "torch.export.export(model, (images,))", None, None),
+    # clip: the ViT's positional table fits 64x64 images; with Dims on h and w torch exports it and
+    # keeps `(h//32)*(w//32) + 1 == 5` as a check of the inputs.
+    Export("clip", "export_clip.py", "torch.export.export(visual, (images,))", None, None),
+    Export("clip", "export_clip.py", "dynamic_shapes=(sides,)", None, None),
+    # mingpt without .eval(): exports, its dropouts (built in the package's submodules) stay random.
+    Export("mingpt", "export_mingpt_training.py", "torch.export.export(model, (idx,))", None, None),
 ]
 
 # Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it

@@ -85,9 +85,10 @@ EXAMPLES: dict[str, list[tuple[str, str, str, str]]] = {
         ("Counting", "both", "tensor-attribute-not-buffer", "self.last = x.detach()"),
     ],
     "silent_training_mode.py": [
-        ("Classifier", "both", "exported-in-training-mode", "self.bn(self.conv(x))"),
+        # Where the layers are built (issue 26 item 9; was the line that calls them).
+        ("Classifier", "both", "exported-in-training-mode", "nn.BatchNorm2d(8)"),
+        ("Classifier", "both", "exported-in-training-mode", "nn.Dropout(0.3)"),
         ("Classifier", "both", "input-mutated", "x.mul_(0.5)"),
-        ("Classifier", "both", "exported-in-training-mode", "self.drop(h.mean(dim=(2, 3)))"),
     ],
     "strict_only.py": [
         ("Stamped", "non-strict", "side-effect-baked", "time.time()"),

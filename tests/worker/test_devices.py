@@ -82,8 +82,10 @@ def no_cuda_error(result: FileResult) -> None:
     assert words == [], words
 
 
-async def test_a_cuda_model_exports_for_cuda_without_one(engine: Engine, write: Any) -> None:
-    """The issue's script: `torch.cuda.is_available()` picks the GPU, `.to(device)`, `device=`."""
+async def test_a_script_that_asks_for_a_gpu_takes_this_machines_path(engine: Engine, write: Any) -> None:
+    """Issue 26 item 2 (this test asserted the GPU path before: `is_available()` answered True). The
+    script asks; this machine has no GPU, so it exports on the CPU, as `python script.py` would here.
+    Its GPU path is looked at once more and exports too (inputs and model both on `device`)."""
     result = await run(
         engine,
         write,
@@ -100,8 +102,63 @@ if __name__ == "__main__":
     assert [m.status for m in exported] == ["exported", "exported"]  # non-strict and strict
     for module in exported:
         assert module.graph is not None
-        assert module.graph["placement"] == {"policy": "fake", "devices": ["cuda:0"], "fake": True}
-    assert not [d for d in result.diagnostics if d.severity == "error"]
+        assert module.graph["placement"] == {"policy": "fake", "devices": [], "fake": False}
+        look = module.graph["gpu_path"]
+        assert (look["status"], [a["question"] for a in look["asked"]]) == (
+            "exported",
+            ["torch.cuda.is_available()"],
+        ), look
+        assert "device(type='cuda'" not in module.graph["code"]
+    assert not result.diagnostics, [d.message for d in result.diagnostics]
+
+
+async def test_inputs_left_on_the_cpu_are_a_warning_for_gpu_machines(engine: Engine, write: Any) -> None:
+    """The model follows `is_available()`, the inputs stay on the CPU: it exports here (no error);
+    on a GPU machine torch refuses it. Said as a warning on the op's line, the question related."""
+    result = await run(
+        engine,
+        write,
+        """
+if __name__ == "__main__":
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Mixed().to(device).eval()
+    torch.export.export(model, (torch.randn(2, 8),))
+""",
+        mode="both",
+    )
+    no_cuda_error(result)
+    assert [m.status for m in result.modules if m.inputs == "export-call"] == ["exported", "exported"]
+    errors = [d.message for d in result.diagnostics if d.severity == "error"]
+    assert not errors, errors
+    (warning,) = result.diagnostics
+    assert (warning.code, warning.severity, warning.mode) == ("gpu-path-refused", "warning", "both")
+    assert "Only on a machine with a GPU" in warning.message and "`cuda:0`" in warning.message
+    assert "torch refuses the export (`device-mismatch`)" in warning.message, warning.message
+    asked = [r for r in warning.related if "is False on this machine" in r.message]
+    assert [r.range.start.line for r in asked] == [line_of(warning.path, "torch.cuda.is_available()")]
+
+
+async def test_forward_that_asks_exports_in_both_tracers(engine: Engine, write: Any) -> None:
+    """`torch.cuda.is_available()` in forward gets this machine's answer, also under strict while the
+    code is on the fake device (dynamo once traced into ExportLens's answer and refused it)."""
+    result = await run(
+        engine,
+        write,
+        """
+class Asks(Net):
+    def forward(self, x):
+        if torch.cuda.is_available():
+            return self.fc(x) * 2
+        return self.fc(x)
+
+
+if __name__ == "__main__":
+    torch.export.export(Asks().cuda().eval(), (torch.randn(2, 8).cuda(),))
+""",
+        mode="both",
+    )
+    assert not result.diagnostics, [d.message for d in result.diagnostics]
+    assert [m.status for m in result.modules if m.inputs == "export-call"] == ["exported", "exported"]
 
 
 async def test_a_data_dependent_branch_is_said_on_its_line_and_nothing_about_cuda(
@@ -261,6 +318,35 @@ if __name__ == "__main__":
     assert wide.graph["weights"]["meta"] is True
     assert wide.graph["placement"]["devices"] == ["cuda:0"]
     assert "device(type='cuda', index=0)" in wide.graph["code"]
+
+
+async def test_a_huge_model_that_asks_is_sized_and_checked_on_each_path(engine: Engine, write: Any) -> None:
+    """With the meta build (sizing.py): here the CPU path on meta weights, exported; the GPU path's
+    look builds it on meta and fake `cuda:0`, where the CPU inputs meet the weights."""
+    result = await run(
+        engine,
+        write,
+        """
+class Wide(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(512, 1024)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+if __name__ == "__main__":
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.export.export(Wide().to(device), (torch.randn(2, 512),))
+""",
+        meta_above_mb=1.0,
+    )
+    wide = exported(result, "Wide")
+    assert wide.graph is not None
+    assert wide.graph["weights"]["meta"] is True and wide.graph["placement"]["devices"] == []
+    assert wide.graph["gpu_path"]["status"] == "failed", wide.graph["gpu_path"]
+    assert [(d.code, d.severity) for d in result.diagnostics] == [("gpu-path-refused", "warning")]
 
 
 async def test_a_cuda_only_custom_op_without_fake_kernel(engine: Engine, write: Any) -> None:

@@ -41,5 +41,25 @@ CODES: dict[str, Code] = {
             severity="warning",
             tracer="both",
         ),
+        _c(
+            "dim-narrowed-at-runtime",
+            "the export passed, but its program checks a shape condition when it runs that rejects sizes"
+            " the declared Dims allow (a fixed position table under dynamic H and W)",
+            "make the size the line needs part of the spec (a multiple `k * Dim(...)`, or static), or derive"
+            " what it depends on from the input's size",
+            severity="warning",
+            tracer="both",
+        ),
+        # Exported here; refused on the path a machine with a GPU takes (diagnosis/gpu_path.py).
+        _c(
+            "gpu-path-refused",
+            "the script asks whether a GPU is there (`torch.cuda.is_available()`); this machine has none"
+            " and the module exports, but on the path a GPU machine takes torch refuses it (often inputs"
+            " left on the CPU while the model is moved to the GPU)",
+            "fix what the message names on the GPU path (`x.to(device)` for the inputs, `device=x.device`"
+            " for tensors made in forward), or check with `exportlens.device` `real` on a GPU machine",
+            severity="warning",
+            tracer="both",
+        ),
     )
 }

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .kind import Kind, short
 from .rule import Failure
@@ -56,6 +57,13 @@ def needs_real(f: Failure) -> bool:
     return f.stage in ("import", "inputs") and (
         bool(f.chained & _NEEDS_REAL_TYPES) or any(words in f.message for words in _NEEDS_REAL)
     )
+
+
+def fake_device_artifact(record: dict[str, Any]) -> bool:
+    """A failure of checking on fake device tensors, not of the code (`.cuda()` inside forward
+    while exporting: "not linked with support for cuda devices")."""
+    texts = [str(record.get("message", ""))] + [str(c.get("message", "")) for c in record.get("chain") or []]
+    return any(words in text for text in texts for words in _NEEDS_REAL)
 
 
 def needs_real_kind(f: Failure) -> Kind:

@@ -74,12 +74,15 @@ def execute(
     """Run the job; `report_early` gets the first failure before more are searched for."""
     import torch
 
+    from . import layer_sites
     from .allfailures import more_failures
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
     from .guard_sites import needs_guard_sites
     from .inputs import Attempt
     from .loader import load_module, parse
+    from .narrowing import locate as locate_narrowing
+    from .narrowing import narrowing
     from .part_inputs import record_parts, recorder_for
     from .sizing import build_sized
     from .summary import summarize
@@ -108,7 +111,8 @@ def execute(
 
     try:
         tree = parse(path, source)
-        with building(placement):  # the file's top level may already say `.cuda()`
+        # The file's top level may already say `.cuda()`; where each dropout is built is kept.
+        with building(placement), layer_sites.recording():
             user_module = load_module(
                 path, source, tree, job["module_name"], job["sys_path"], job["load_until"]
             )
@@ -140,6 +144,10 @@ def execute(
             )
         tick("export")
         summary = summarize(program, path, list(caught), view=bool(job.get("graph")))
+        layer_sites.annotate(summary, attempt.module)
+        if attempt.dynamic_shapes is not None and (narrowed := narrowing(program)):
+            locate_narrowing(narrowed, attempt, strict, budget)  # one more export, only when found
+            summary["narrowed"] = narrowed
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
         summary["placement"] = placement.describe()
         tick("summary")
@@ -169,6 +177,11 @@ def execute(
 
             answer["targets"] = lower(targets, program, attempt, path, budget)
             tick("targets")
+        if placement.asked:  # the script asked for a GPU, this machine has none: look at its GPU path
+            from .gpu_path import second_look  # last: it loads the file's modules again
+
+            summary["gpu_path"] = second_look(job, strict, budget, placement.asked)
+            tick("gpu_path")
         return answer
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)

@@ -9,6 +9,10 @@ Policies (`exportlens.device`, `--device`):
 - "cpu": every accelerator device is mapped to the CPU; real CPU kernels, real values.
 - "real": nothing is redirected (the child owns its CUDA context; the worker never touches CUDA).
 
+Code that asks whether a device is there (`torch.cuda.is_available()`) gets this machine's answer,
+so the check follows the path the script takes here; where it asked and heard no, gpu_path.py
+looks at the other path once more, with the questions answered yes (`Placement.gpu_path`).
+
 The same redirect builds huge models without allocating them (sizing.py): under
 `torch.device("meta")` the CPU tensors are meta, the accelerator ones fake on their device.
 Fake tensors have no values: whatever needs them (eager runs, the search for later failures, a
@@ -28,6 +32,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.overrides import TorchFunctionMode, resolve_name
 
+from .records import AskedDevice
 from .records import Placement as PlacementRecord
 
 POLICIES = ("fake", "real", "cpu")
@@ -46,7 +51,19 @@ class Placement:
 
     policy: str = "fake"
     devices: set[str] = field(default_factory=set)
+    # The second look, at the path a machine with the device takes: questions answer "yes".
+    gpu_path: bool = False
+    # Where the user's code asked whether a device is there and this machine said no.
+    asked: list[AskedDevice] = field(default_factory=list)
     _mode: Any = None
+
+    def asked_no(self, question: str, frame: Any) -> None:
+        path = frame.f_code.co_filename
+        if any(s in path for s in _LIBRARY) or path.startswith("<") or len(self.asked) >= ASKED_LIMIT:
+            return  # a library probing (transformers' checks at import) does not choose the user's path
+        site: AskedDevice = {"path": path, "line": frame.f_lineno, "question": question}
+        if site not in self.asked:
+            self.asked.append(site)
 
     @property
     def fake(self) -> bool:
@@ -94,9 +111,10 @@ def accelerator(value: Any) -> torch.device | None:
 class _Redirect(TorchFunctionMode):
     """Device-creating calls of the user's build go to fake tensors ("fake") or the CPU ("cpu")."""
 
-    def __init__(self, placement: Placement) -> None:
+    def __init__(self, placement: Placement, meta: bool = False) -> None:
         super().__init__()
         self.placement = placement
+        self.meta = meta  # sizing.py's build: nothing is allocated, `.to("cpu")` included
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = dict(kwargs or {})
@@ -109,6 +127,9 @@ class _Redirect(TorchFunctionMode):
             target = accelerator(device)
             if target is not None:
                 return self._move(args[0], target, dtype, func)
+            if self.meta and device is not None and device.type == "cpu" and args[0].is_meta:
+                # The CPU path of `"cuda" if is_available() else "cpu"`: meta weights stay meta.
+                return args[0] if dtype is None else args[0].to(dtype)
         elif name in ("torch.Tensor.requires_grad_", "torch.Tensor.requires_grad.__set__"):
             if self._is_fake_accelerator(args[0]):
                 return args[0] if name.endswith("_") else None  # see Placement.on
@@ -147,7 +168,7 @@ def building(placement: Placement, meta: bool = False) -> Iterator[None]:
             yield
         return
     with (
-        _Redirect(placement),
+        _Redirect(placement, meta),
         _availability(placement),
         torch.device("meta") if meta else contextlib.nullcontext(),
     ):
@@ -164,26 +185,41 @@ def exporting(placement: Placement) -> Iterator[None]:
         yield
 
 
+# Questions the user's code asks to pick a device, and what a machine with the device answers.
+# On the path the script takes here they get this machine's answer; on the second look at the
+# path a GPU machine takes (gpu_path.py) they get these.
+_QUESTIONS: tuple[tuple[str, str, Any], ...] = (
+    ("cuda", "is_available", True),
+    ("cuda", "device_count", 1),
+    ("cuda", "is_bf16_supported", True),
+    ("backends.mps", "is_available", True),
+)
+# Calls that name the device without asking whether it is there: a fake answer under "fake", as
+# `.cuda()` gets a fake tensor.
+_NAMES: tuple[tuple[str, str, Any], ...] = (("cuda", "current_device", 0),)
+ASKED_LIMIT = 8  # question sites kept per job: the first ones pick the device
+_LIBRARY = ("/site-packages/", "/dist-packages/")
+
+
 @contextlib.contextmanager
 def _availability(placement: Placement, only: tuple[str, ...] = ()) -> Iterator[None]:
-    """`torch.cuda.is_available()` & co. answer True to the user's code under "fake" (its
-    question is "will this export for the GPU?"); torch's own callers get the truth, else torch
-    would go on to initialise CUDA. `only`: the torch files that are told True as well."""
+    """Under "fake": `torch.cuda.is_available()` & co. give the user's code this machine's answer
+    (the sites answered "no" are kept in `placement.asked`), or "yes" on the GPU path's look
+    (`placement.gpu_path`); `torch.cuda.current_device()` answers 0. torch's own callers get the
+    truth, else torch would go on to initialise CUDA. `only`: the torch files told "yes" instead
+    (autocast, while exporting), and nothing else is told or kept."""
     if placement.policy != "fake":
         yield
         return
     from torch._subclasses import fake_tensor
 
-    patched: list[tuple[Any, str, Any]] = [
-        (torch.cuda, "is_available", True),
-        (torch.cuda, "device_count", 1),
-        (torch.cuda, "current_device", 0),
-        (torch.cuda, "is_bf16_supported", True),
-        (torch.backends.mps, "is_available", True),
-    ]
-    saved = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in patched]
-    for owner, attr, answer in patched:
-        setattr(owner, attr, _answering(getattr(owner, attr), answer, only))
+    saved: list[tuple[Any, str, Any]] = []
+    for table, question in ((_QUESTIONS, True), (_NAMES, False)):
+        for owner_name, attr, answer in table:
+            owner = _owner(owner_name)
+            saved.append((owner, attr, getattr(owner, attr)))
+            told = f"torch.{owner_name}.{attr}()" if question else None
+            setattr(owner, attr, _answering(getattr(owner, attr), answer, placement, only, told))
     # A cuda FakeTensor makes a real CUDA tensor once, when CUDA is there, "for backward"
     # (torch >= 2.10): a check that never runs backward must not create a GPU context for it.
     gpu_context = getattr(fake_tensor, "init_gpu_context", None)
@@ -197,22 +233,46 @@ def _availability(placement: Placement, only: tuple[str, ...] = ()) -> Iterator[
             setattr(owner, attr, original)
 
 
-def _answering(current: Any, answer: Any, only: tuple[str, ...]) -> Any:
+def _owner(dotted_name: str) -> Any:
+    owner: Any = torch
+    for part in dotted_name.split("."):
+        owner = getattr(owner, part)
+    return owner
+
+
+def _answering(
+    current: Any, answer: Any, placement: Placement, only: tuple[str, ...], question: str | None
+) -> Any:
+    """`question`: how the user's code wrote it (`torch.cuda.is_available()`); None for a call
+    that names the device."""
     # Nested (the meta dry run inside the build): wrap torch's own function, never a wrapper,
-    # whose caller would be this file (not torch's) and be told True.
+    # whose caller would be this file (not torch's) and be told "yes".
     original = getattr(current, "__exportlens_original__", current)
 
     def patched(*args: Any, **kwargs: Any) -> Any:
-        caller = os.path.realpath(sys._getframe(1).f_code.co_filename)
-        told = caller in only if only else not caller.startswith(_TORCH_DIR)
-        if not told or isinstance(answer, bool):
-            return answer if told else original(*args, **kwargs)
+        frame = sys._getframe(1)
+        caller = os.path.realpath(frame.f_code.co_filename)
+        users = not caller.startswith(_TORCH_DIR)
+        if only:
+            told = caller in only
+        else:
+            told = users and (question is None or placement.gpu_path)
+        if not told:
+            real = original(*args, **kwargs)
+            if question and users and not only and not real:
+                placement.asked_no(question, frame)
+            return real
+        if isinstance(answer, bool):
+            return answer
         try:  # a count or an index: the real one when there is a device, else the fake one
             return max(int(original(*args, **kwargs)), answer)
         except (AssertionError, RuntimeError):
             return answer
 
     patched.__exportlens_original__ = original  # type: ignore[attr-defined]
+    # Asked inside forward under strict: dynamo calls it while tracing, as it does torch's own
+    # (without this it would trace into the wrapper, and refuse `sys._getframe`).
+    patched._dynamo_marked_constant = True  # type: ignore[attr-defined]
     return patched
 
 

@@ -92,13 +92,13 @@ def guard_sites(attempt: Any, strict: bool) -> list[GuardSite]:
     non-strict one (vit-pytorch SimpleViT: 67 s vs 22 s here).
     """
     if strict:
-        sites, violated = _record_sites(attempt, strict=False)
+        sites, violated = record_sites(attempt, strict=False)
         if violated and sites:
             return sites
-    return _record_sites(attempt, strict)[0]
+    return record_sites(attempt, strict)[0]
 
 
-def _record_sites(attempt: Any, strict: bool) -> tuple[list[GuardSite], bool]:
+def record_sites(attempt: Any, strict: bool) -> tuple[list[GuardSite], bool]:
     """The guard sites of one export, and whether it ended in a constraint violation."""
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 

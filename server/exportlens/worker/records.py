@@ -125,6 +125,7 @@ class GraphOp(TypedDict, total=False):
     module_class: str
     path: str | None
     line: int | None
+    built: list[Frame]  # a training-mode op's layer: the frames that built it (layer_sites.py)
 
 
 class GraphFacts(TypedDict, total=False):
@@ -133,6 +134,19 @@ class GraphFacts(TypedDict, total=False):
     unused_ops: list[GraphOp]
     op_names: list[str]
     error: str  # instead of the above: reading the graph failed
+
+
+class Narrowing(TypedDict):
+    """A shape condition the exported program checks that rejects sizes its Dims declare (narrowing.py)."""
+
+    expr: str  # torch's (sympy) condition
+    shown: str  # with the inputs' dims for its symbols: `((x.shape[3]//32))*((x.shape[2]//32)) == 4`
+    dim: str  # a dim that has a rejected size: `x.shape[2]`
+    rejected: int  # that size: inside the dim's range, the program rejects it
+    example: int  # the dim's example size (accepted)
+    min: int | None  # the dim's range in the program
+    max: int | None
+    frames: list[Frame]  # the stack that made the condition, outermost first; [] when not found
 
 
 class Weights(TypedDict):
@@ -146,6 +160,30 @@ class Placement(TypedDict):
     policy: Literal["fake", "real", "cpu"]
     devices: list[str]  # the accelerator devices the code asked for (`cuda:0`)
     fake: bool  # some were fake tensors on them: no values, nothing allocated
+
+
+class AskedDevice(TypedDict):
+    """Where the user's code asked whether a GPU is there, and this machine said no (devices.py)."""
+
+    path: str
+    line: int
+    question: str  # as written: `torch.cuda.is_available()`
+
+
+class _GpuPathRequired(TypedDict):
+    asked: list[AskedDevice]
+    status: Literal["exported", "failed", "same", "not-checked"]
+
+
+class GpuPath(_GpuPathRequired, total=False):
+    """The second look, at the path a machine with a GPU takes (gpu_path.py): "same" when it puts
+    nothing on a device; "failed" with torch's refusal there; "not-checked" with why."""
+
+    failure: FailureRecord
+    # Torch exported it, but this op meets tensors on two devices (its fake kernel does not check).
+    unchecked_op: str
+    reason: str
+    seconds: float
 
 
 class ViewFrame(TypedDict):
@@ -217,6 +255,8 @@ class ExportSummary(_SummaryRequired, total=False):
     weights: Weights
     placement: Placement
     view: GraphView
+    gpu_path: GpuPath  # the script asked whether a GPU is there, and this machine said no
+    narrowed: list[Narrowing]  # runtime shape checks that reject sizes the Dims declare
 
 
 # -- a lowering after the export (lowering/, issue 17) ----------------------------------------

@@ -40,12 +40,20 @@ async def test_training_mode_layers_are_warned(engine: Engine, write, mode: str)
     found = result.diagnostics
     assert {f.code for f in found} == {"exported-in-training-mode"}, found
 
-    dropout = by_line(found, path, "self.drop(self.fc(x))")
-    at(path, dropout, "self.drop(self.fc(x))")
+    # On the line that builds each layer (issue 26 item 9; was the line that calls it), the export
+    # call where `.eval()` goes and the call as related information.
+    dropout = by_line(found, path, "nn.Dropout(0.1)")
+    at(path, dropout, "self.drop = nn.Dropout(0.1)", "nn.Dropout(0.1)")
     assert ".eval()" in dropout.message and dropout.fix == {"kind": "call-eval", "layers": ["drop"]}
+    related = {(r.range.start.line, r.message.split(":")[0]) for r in dropout.related}
+    eval_here = "Call `.eval()` on the model before `torch.export.export`"
+    assert related == {
+        (line_of(path, "torch.export.export(Net()"), eval_here),
+        (line_of(path, "self.drop(self.fc(x))"), "called here, in training mode"),
+    }, dropout.related
 
-    batch_norm = by_line(found, path, "self.bn(h)")
-    at(path, batch_norm, "self.bn(h)")
+    batch_norm = by_line(found, path, "nn.BatchNorm1d(8)")
+    at(path, batch_norm, "self.bn = nn.BatchNorm1d(8)", "nn.BatchNorm1d(8)")
     assert batch_norm.fix == {"kind": "call-eval", "layers": ["bn"]}
 
     functional = by_line(found, path, "F.dropout(h, 0.2)")

@@ -15,6 +15,8 @@ from typing import Any
 from ...findings import Finding
 from ...textpos import SourceText
 from ..context import DiagnosisContext
+from ..gpu_path import gpu_path_findings
+from ..narrowed import narrowed_findings
 from .classes import built_from
 from .effects import KINDS as PROCESS_KINDS
 from .effects import explain, explain_cache
@@ -44,7 +46,7 @@ def baked_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Findi
     if ctx.inputs == "export-call":  # a module ExportLens built itself is in train mode by default
         findings += training_findings(facts.get("training_ops", []), tree, ctx, text)
     findings += mutation_findings(facts.get("input_mutations", []), tree, ctx, text)
-    return findings
+    return findings + narrowed_findings(summary, ctx) + gpu_path_findings(summary, ctx)
 
 
 def _site(site: Site, summary: dict[str, Any], ctx: DiagnosisContext, text: SourceText) -> Finding | None:

@@ -10,10 +10,12 @@ import ast
 import re
 from typing import Any
 
-from ...findings import Finding, Range
+from ...document import Document
+from ...findings import Finding, Range, Related
 from ...syntax import span
 from ...textpos import SourceText
 from ..context import DiagnosisContext
+from ..locate import Sources, export_call_place, is_workspace, workspace_frames
 
 TRAINING_MODE = "exported-in-training-mode"
 INPUT_MUTATED = "input-mutated"
@@ -27,53 +29,115 @@ _LAYER = re.compile(
 def training_findings(
     ops: list[dict[str, Any]], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
 ) -> list[Finding]:
-    by_line: dict[int, list[dict[str, Any]]] = {}
+    """A layer's training-mode ops on the line that built it (`nn.Dropout(p)`, in whichever workspace
+    file), the export call related, where `.eval()` goes; a functional call's on its own line."""
+    sources = Sources(ctx)
+    built: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    by_line: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for op in ops:
-        if op.get("path") == ctx.path and op.get("line"):
-            by_line.setdefault(int(op["line"]), []).append(op)
-    findings = []
-    for line, group in sorted(by_line.items()):
-        layers = sorted({str(op["module"]) for op in group if _LAYER.match(str(op.get("module_class")))})
-        call_node = call_on_line(
-            tree, line, [m.rpartition(".")[2] for m in layers] + list(FUNCTIONAL_TRAINING)
-        )
-        call = span(call_node) if call_node else None
-        # F.dropout(x, p) defaults to training=True: .eval() cannot switch it off.
-        functional = not layers and call_node is not None and not passes_training(call_node)
-        kinds = sorted({"batch-norm" if "batch_norm" in str(op["op"]) else "dropout" for op in group})
-        names = ", ".join(f"`self.{m}`" for m in layers) or "this call"
-        if functional:
-            message = (
-                f"{' / '.join(kinds)} is exported in training mode here: the functional call defaults to "
-                f"`training=True`, so the exported program stays random / uses batch statistics even "
-                f"after `.eval()`. Pass `training=self.training`."
-            )
-            fix = {"kind": "pass-training-flag", "ops": kinds}
-        else:
-            effects = {
-                "dropout": "dropout stays random",
-                "batch-norm": "batch-norm normalises with batch statistics and updates its running stats",
-            }
-            message = (
-                f"{names} ({' / '.join(kinds)}) is exported in training mode: "
-                f"{' and '.join(effects[k] for k in kinds)} in the exported program. "
-                f"Call `.eval()` on the model before `torch.export.export`."
-            )
-            fix = {"kind": "call-eval", "layers": layers}
-        rng = source_range(text, *call) if call else text.line_range(line - 1)
-        findings.append(
-            Finding(
-                path=ctx.path,
-                range=rng,
-                severity="warning",
-                code=TRAINING_MODE,
-                message=message,
-                module=ctx.module,
-                mode=ctx.mode,
-                fix=fix,
-            )
-        )
+        frames = workspace_frames(list(op.get("built") or []), ctx)
+        if frames and _LAYER.match(str(op.get("module_class"))):
+            place = sources.place(frames[-1])
+            built.setdefault((place.path, place.range.start.line, place.range.start.character), []).append(op)
+        elif op.get("line") and is_workspace(str(op.get("path") or ""), ctx):
+            by_line.setdefault((str(op["path"]), int(op["line"])), []).append(op)
+    findings = [_built_finding(group, sources, ctx) for group in built.values()]
+    for (path, line), group in sorted(by_line.items()):
+        here = (tree, text) if path == ctx.path else _parsed(path)
+        if here is not None:
+            findings.append(_call_finding(path, line, group, *here, ctx))
     return findings
+
+
+_EFFECTS = {
+    "dropout": "dropout stays random",
+    "batch-norm": "batch-norm normalises with batch statistics and updates its running stats",
+}
+_EVAL = "Call `.eval()` on the model before `torch.export.export`"
+
+
+def _kinds(group: list[dict[str, Any]]) -> list[str]:
+    return sorted({"batch-norm" if "batch_norm" in str(op["op"]) else "dropout" for op in group})
+
+
+def _built_finding(group: list[dict[str, Any]], sources: Sources, ctx: DiagnosisContext) -> Finding:
+    place = sources.place(workspace_frames(list(group[0]["built"]), ctx)[-1])
+    layers = sorted({str(op["module"]) for op in group})
+    shown = ", ".join(f"`{m}`" for m in layers[:3]) + (
+        f" and {len(layers) - 3} more" if len(layers) > 3 else ""
+    )
+    kinds = _kinds(group)
+    call = export_call_place(ctx, "call")
+    related = [Related(ctx.path, call.range if call else ctx.anchor, f"{_EVAL}: here")]
+    used = next((op for op in group if op.get("line") and is_workspace(str(op.get("path") or ""), ctx)), None)
+    if used is not None:
+        line_range = sources.get(str(used["path"])).line_range(int(used["line"]) - 1)
+        related.append(Related(str(used["path"]), line_range, "called here, in training mode"))
+    return Finding(
+        path=place.path,
+        range=place.range,
+        severity="warning",
+        code=TRAINING_MODE,
+        message=(
+            f"The {' / '.join(kinds)} built here ({shown}) is exported in training mode: "
+            f"{' and '.join(_EFFECTS[k] for k in kinds)} in the exported program. {_EVAL} "
+            f"(the export call is related)."
+        ),
+        module=ctx.module,
+        mode=ctx.mode,
+        related=related,
+        fix={"kind": "call-eval", "layers": layers},
+    )
+
+
+def _parsed(path: str) -> tuple[ast.Module, SourceText] | None:
+    """Another workspace file's tree and text (parsed once per text: Document.from_file)."""
+    try:
+        doc = Document.from_file(path)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    return None if doc.syntax_error is not None else (doc.tree, doc.source_text)
+
+
+def _call_finding(
+    path: str,
+    line: int,
+    group: list[dict[str, Any]],
+    tree: ast.Module,
+    text: SourceText,
+    ctx: DiagnosisContext,
+) -> Finding:
+    """Ops whose layer's build site is unknown (or a functional call): on the line that calls them."""
+    layers = sorted({str(op["module"]) for op in group if _LAYER.match(str(op.get("module_class")))})
+    call_node = call_on_line(tree, line, [m.rpartition(".")[2] for m in layers] + list(FUNCTIONAL_TRAINING))
+    call = span(call_node) if call_node else None
+    # F.dropout(x, p) defaults to training=True: .eval() cannot switch it off.
+    functional = not layers and call_node is not None and not passes_training(call_node)
+    kinds = _kinds(group)
+    names = ", ".join(f"`self.{m}`" for m in layers) or "this call"
+    if functional:
+        message = (
+            f"{' / '.join(kinds)} is exported in training mode here: the functional call defaults to "
+            f"`training=True`, so the exported program stays random / uses batch statistics even "
+            f"after `.eval()`. Pass `training=self.training`."
+        )
+        fix = {"kind": "pass-training-flag", "ops": kinds}
+    else:
+        message = (
+            f"{names} ({' / '.join(kinds)}) is exported in training mode: "
+            f"{' and '.join(_EFFECTS[k] for k in kinds)} in the exported program. {_EVAL}."
+        )
+        fix = {"kind": "call-eval", "layers": layers}
+    return Finding(
+        path=path,
+        range=source_range(text, *call) if call else text.line_range(line - 1),
+        severity="warning",
+        code=TRAINING_MODE,
+        message=message,
+        module=ctx.module,
+        mode=ctx.mode,
+        fix=fix,
+    )
 
 
 def mutation_findings(
