@@ -19,6 +19,7 @@ from .job_building import MODES, CheckOptions
 from .lsp.settings import Settings
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
+from .platforms import exports_unsupported, static_results
 from .report import render
 from .targets import TARGETS
 
@@ -209,6 +210,13 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as exc:
         print(f"exportlens: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    unsupported = exports_unsupported()
+    if unsupported is not None:  # native Windows: said once, then what reading the files says
+        print(f"exportlens: {unsupported}", file=sys.stderr)
+        results, unexported = static_results(args.files)
+        report(args.format, results, {"python": sys.executable})
+        status = exit_status(results)
+        return EXIT_UNDECIDED if status == EXIT_CLEAN and unexported else status
     try:
         results, versions = asyncio.run(run_check(args))
     except WorkerError as exc:
@@ -218,13 +226,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    report(args.format, results, versions)
+    return exit_status(results)
+
+
+def report(output_format: str, results: list[FileResult], versions: dict[str, str]) -> None:
     try:
-        sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
+        sys.stdout.write(render(output_format, results, versions, cwd=Path.cwd()))
         sys.stdout.flush()
     except BrokenPipeError:  # `exportlens check . | head`: the reader has what it wanted
         # Python would report the broken pipe again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return exit_status(results)
 
 
 def exit_status(results: list[FileResult]) -> int:

@@ -2,7 +2,7 @@
 
 Status: `✓ exports · 14 ops · 0.12 s` (then `· ✗ ONNX: 1 issue` when a target refuses it),
 `✗ 2 export issues`, `⧗ exporting…`, `no example inputs`, `export cancelled`,
-`not exported (untrusted workspace)`.
+`not exported (untrusted workspace)` (or `(exports need Linux, WSL or macOS)`: native Windows).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from lsprotocol import types
 
 from ..discovery import Target
 from ..static_findings import anchor_range
+from . import trust
 from .app import ExportLensServer
 from .diagnostics import lsp_range
 from .state import FileState
@@ -58,7 +59,7 @@ def register(server: ExportLensServer) -> None:
 
 def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | None) -> str:
     if not ls.trusted:
-        return "not exported (untrusted workspace)"
+        return f"not exported ({trust.why_no_code()})"
     if target.name in state.running:
         return "⧗ exporting…"
     if target.name in state.cancelled:

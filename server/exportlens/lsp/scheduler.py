@@ -235,7 +235,7 @@ class Scheduler:
         "cancelled" when the user cancelled it (`cancel_export`). No progress bar of the server's:
         the command's caller shows its own, with its Cancel (a second one said the same)."""
         if not self.ls.trusted:
-            raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+            raise trust.refused()
         state, doc = self.ls.file(uri), self.ls.document(uri)
         keys = doc.module_keys(self.ls.settings.results_key())
         if not await self._batch(state, doc, [target], keys, progress=False):

@@ -16,6 +16,7 @@ import dataclasses
 from typing import Any
 
 from ..check import check_document
+from . import trust
 from .app import ExportLensServer
 from .commands import save_module
 from .state import ModuleEntry
@@ -38,7 +39,7 @@ def register(server: ExportLensServer) -> None:
     @server.command(COMPILE_AOTI)
     async def compile_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
         if not ls.trusted:
-            raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+            raise trust.refused()
         state, doc = ls.file(uri), ls.document(uri)
         target = next((t for t in doc.discovery.targets if t.name == module), None)
         if target is None or target.inputs_kind == "none" or target.part_of is not None:
