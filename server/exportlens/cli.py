@@ -202,8 +202,17 @@ def main(argv: list[str] | None = None) -> int:
         format="%(name)s: %(message)s",
     )
     if args.command == "serve":
-        from .lsp.server import serve  # pygls is only imported when serving
-
+        try:
+            from .lsp.server import serve  # pygls is only imported when serving
+        except ModuleNotFoundError as exc:
+            if (exc.name or "exportlens").partition(".")[0] == "exportlens":
+                raise  # our own bug, not a missing dependency
+            print(
+                f"exportlens: the language server needs {exc.name}, which is not installed here (the CLI"
+                " does not): pip install 'exportlens[server]'",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
         return serve(args)
     try:
         args.files = python_files(args.paths)
