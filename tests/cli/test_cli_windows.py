@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from exportlens.platforms import EXPORTS_NEED
 from tests.paths import ROOT
 
 STANDIN = str(ROOT / "tests" / "windows_standin.py")
@@ -59,3 +60,9 @@ def test_a_syntax_error_is_still_an_error(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("def f(:\n")
     out = standin("check", "broken.py", cwd=tmp_path)
     assert out.returncode == 1 and "error[syntax-error]" in out.stdout, out.stdout + out.stderr
+
+
+def test_the_extension_names_the_same_platforms() -> None:
+    """Its status item and notification (extension/src/platform.ts) say it before the server runs."""
+    platform_ts = (ROOT / "extension" / "src" / "platform.ts").read_text()
+    assert f"export const EXPORTS_NEED = '{EXPORTS_NEED}';" in platform_ts
