@@ -31,7 +31,8 @@ def exports_unsupported() -> str | None:
 
 
 def static_results(files: list[Path]) -> tuple[list[FileResult], int]:
-    """What reading each file says, without exporting; and how many modules went unexported."""
+    """What reading each file says, without exporting; and how many modules that have example
+    inputs (which an export would have checked) went unexported."""
     from .document import Document
     from .static_findings import encoding_finding, read_findings
 
@@ -46,6 +47,6 @@ def static_results(files: list[Path]) -> tuple[list[FileResult], int]:
             result.diagnostics.append(encoding_finding(path, exc))
         else:
             result.diagnostics += read_findings(doc)
-            modules += len(doc.discovery.targets)
+            modules += sum(target.inputs_kind != "none" for target in doc.discovery.targets)
         results.append(result)
     return results, modules

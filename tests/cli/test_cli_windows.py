@@ -56,6 +56,12 @@ def test_one_message_then_the_static_findings(tmp_path: Path) -> None:
     assert out.returncode == 3, "no error, but whether `Double` exports is not known"
 
 
+def test_nothing_to_export_is_clean(tmp_path: Path) -> None:
+    (tmp_path / "net.py").write_text(NEEDS_ARGS.split("class Double")[0])
+    out = standin("check", "net.py", cwd=tmp_path)
+    assert out.returncode == 0 and "information[no-example-inputs]" in out.stdout, out.stdout + out.stderr
+
+
 def test_a_syntax_error_is_still_an_error(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text("def f(:\n")
     out = standin("check", "broken.py", cwd=tmp_path)
