@@ -422,8 +422,13 @@ test('torch older than 2.10: the status says so with the fix, never a tick; Sele
     assert.equal(item.command, 'exportlens.selectInterpreter');
     assert.ok(fixed.torch.startsWith('2.'));
   } finally {
-    // the folder's setting (Select interpreter wrote it) first: the user's then decides
+    // the folder's setting (Select interpreter wrote it) first: the user's then decides; one
+    // restart at a time (two at once log "restarting" twice in a row, which the runner flags)
     await vscode.workspace.getConfiguration('exportlens').update('interpreter', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('the stand-in again', () => {
+      const s = lens.status();
+      return s.kind === 'error' && s.message.includes(oldTorch) ? true : undefined;
+    }, 60000).catch(() => undefined);
     await setSetting('interpreter', original);
     await readyWith(lens, original);
   }
