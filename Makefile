@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 
-.PHONY: setup sys-deps run check-examples test test-fast lint typecheck unit bench screenshots clean
+.PHONY: setup sys-deps run check-examples test test-fast lint typecheck unit bench screenshots wheel clean
 
 setup: $(STAMP)
 
@@ -60,8 +60,15 @@ screenshots: ext-ui
 	cp dist/screenshots/*.png docs/screenshots/
 	@echo "screenshots: docs/screenshots/ updated; look at each before committing"
 
+# The Python package (`pip install dist/exportlens-*.whl`): the CLI, the server with the `server`
+# extra, and the docs its findings link to (setup.py). Built with the venv's pinned setuptools.
+wheel: setup
+	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation -w dist .
+	rm -rf build server/exportlens.egg-info
+	@ls dist/exportlens-*.whl
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build
 
 # The VS Code client's targets (setup, build, package, tests) live beside it.
 include extension/extension.mk

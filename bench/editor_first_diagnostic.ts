@@ -12,9 +12,13 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { EXTENSION_ID } from '../extension/test/extensionId';
 import { ROOT, need, startEditor, stopOnSignals } from '../extension/test/runner/editor';
 
-const ACTIVATED = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) \[info\] ExtensionService#_doActivateExtension exportlens\.exportlens\b/m;
+const ACTIVATED = new RegExp(
+  `^(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}) \\[info\\] ExtensionService#_doActivateExtension ${EXTENSION_ID.replace('.', '\\.')}\\b`,
+  'm',
+);
 
 /** When the extension host activated ExportLens (its log line; local time, as the host writes it). */
 function activatedAt(runDir: string): number {
@@ -30,7 +34,7 @@ function activatedAt(runDir: string): number {
       // not this session's host
     }
   }
-  throw new Error(`no activation of exportlens.exportlens in ${logs}`);
+  throw new Error(`no activation of ${EXTENSION_ID} in ${logs}`);
 }
 
 async function once(folder: string, file: string, index: number): Promise<Record<string, unknown>> {

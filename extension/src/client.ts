@@ -16,8 +16,10 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import { checkInterpreter, findOnPath, isExecutableFile, resolveInterpreter, type Check } from './interpreter';
+import { InterpreterChoice } from './interpreterChoice';
 import { layout, serverLaunch } from './launch';
+import { exportsUnsupported } from './platform';
+import type { Check } from './probe';
 import { QuietLanguageClient } from './quietClient';
 import { ServerProcesses, type ProcessLaunch } from './serverProcess';
 import {
@@ -31,7 +33,7 @@ import {
   type InitializationOptions,
   type ServerSettings,
 } from './protocol';
-import { onInterpreterChange, selectedInterpreter } from './pythonExtension';
+import { onInterpreterChange } from './pythonExtension';
 import { serverOutputChannel } from './serverOutput';
 import { RESTART_SETTINGS, SECTION, modeLabel, readClientSettings, toServerSettings } from './settings';
 import type { ServerStatus } from './status';
@@ -62,6 +64,7 @@ export class ServerManager implements vscode.Disposable {
   private since = Date.now();
   /** Why the server is not running, for commands run meanwhile. */
   private downReason = 'the server is starting';
+  readonly interpreters: InterpreterChoice;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -69,6 +72,7 @@ export class ServerManager implements vscode.Disposable {
     private readonly status: ServerStatus,
     private readonly hooks: ClientHooks,
   ) {
+    this.interpreters = new InterpreterChoice(log);
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((event) => this.onConfigurationChange(event)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -78,7 +82,7 @@ export class ServerManager implements vscode.Disposable {
     );
     void onInterpreterChange(() => {
       if (readClientSettings(this.reader()).interpreter === '') {
-        this.log.info('the Python extension selected another interpreter: restarting');
+        this.log.info('the Python (Environments) extension selected another interpreter: restarting');
         void this.restart();
       }
     }).then((d) => this.disposables.push(d));
@@ -91,6 +95,11 @@ export class ServerManager implements vscode.Disposable {
 
   get whyDown(): string {
     return this.downReason;
+  }
+
+  /** The interpreter the server runs with (or would, had its probe passed). */
+  get python(): string | undefined {
+    return this.check?.python;
   }
 
   /** Resolves once the current start attempt is over (running or not). */
@@ -147,28 +156,21 @@ export class ServerManager implements vscode.Disposable {
     this.since = Date.now();
     this.status.set({ kind: 'starting', detail: 'finding the interpreter' });
     this.downReason = 'the server is starting';
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    const settings = readClientSettings(this.reader());
-    const resolved = await resolveInterpreter({
-      setting: settings.interpreter,
-      workspaceFolder: folder?.uri.fsPath,
-      pythonExtension: () => selectedInterpreter(folder?.uri),
-      findOnPath: (name) => findOnPath(name),
-      isExecutable: isExecutableFile,
+    let spawned = Date.now();
+    const choice = await this.interpreters.find(readClientSettings(this.reader()).interpreter, (first) => {
+      // The server (and the worker it starts) run while the probe reads torch's version.
+      this.processes.spawnEarly(this.launchFor(first));
+      spawned = Date.now();
+      this.status.set({ kind: 'starting', detail: `checking ${first}` });
     });
-    if (resolved.kind === 'unresolved') {
-      return this.fail(resolved.message);
+    if ('kind' in choice) {
+      return this.fail(choice.message, true);
     }
-    this.log.info(`interpreter: ${resolved.path} (from ${resolved.source})`);
-    // The server (and the worker it starts) run while the probe reads torch's version.
-    this.processes.spawnEarly(this.launchFor(resolved.path));
-    const spawned = Date.now();
-    this.status.set({ kind: 'starting', detail: `checking ${resolved.path}` });
-    const check = await checkInterpreter(resolved.path);
+    const check = choice.check;
     this.check = check;
     if (check.kind === 'problem') {
       this.processes.discardEarly();
-      return this.fail(check.message);
+      return this.fail(check.message, true);
     }
     this.log.info(`Python ${check.pythonVersion}, torch ${check.torch}`);
     // Where a slow start goes: the extension host's own timestamps of these lines are batched.
@@ -190,6 +192,11 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private ready(check: Extract<Check, { kind: 'ok' }>): void {
+    const unsupported = exportsUnsupported();
+    if (unsupported !== undefined) {
+      this.status.set({ kind: 'static-only', reason: unsupported, python: check.python });
+      return;
+    }
     this.status.set({
       kind: 'ready',
       torch: check.torch,
@@ -199,15 +206,17 @@ export class ServerManager implements vscode.Disposable {
     });
   }
 
-  private fail(message: string): void {
+  /** `interpreter`: another interpreter would fix it (the status item offers to select one). */
+  private fail(message: string, interpreter = false): void {
     this.downReason = message;
     this.log.error(message);
-    this.status.set({ kind: 'error', message });
+    this.status.set({ kind: 'error', message, interpreter });
   }
 
   private launchFor(python: string): ProcessLaunch {
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const launch = serverLaunch(python, layout(this.context.extensionPath), process.env, false, vscode.workspace.isTrusted);
+    const startWorker = vscode.workspace.isTrusted && exportsUnsupported() === undefined;
+    const launch = serverLaunch(python, layout(this.context.extensionPath), process.env, false, startWorker);
     return { ...launch, cwd: folder?.uri.fsPath ?? this.context.extensionPath };
   }
 

@@ -10,7 +10,8 @@ import type { GraphView } from './graphView';
 import { ServerCommand, ShowGraphCommand, ShowGraphTextCommand, type ExportModuleResult, type Position, type SavePt2Result } from './protocol';
 import { classAt } from './pySource';
 import { MODES, SECTION, modeLabel, type Mode } from './settings';
-import { SHOW_LOGS_COMMAND, type ServerStatus } from './status';
+import { selectInterpreter } from './selectInterpreter';
+import { SELECT_INTERPRETER_COMMAND, SHOW_LOGS_COMMAND, type ServerStatus } from './status';
 import { runStoppable } from './stoppable';
 
 export const Command = {
@@ -21,6 +22,7 @@ export const Command = {
   restartServer: 'exportlens.restartServer',
   showLogs: SHOW_LOGS_COMMAND,
   setMode: 'exportlens.setMode',
+  selectInterpreter: SELECT_INTERPRETER_COMMAND,
 } as const;
 
 interface Deps {
@@ -50,6 +52,9 @@ export class Commands {
       vscode.commands.registerCommand(Command.restartServer, () => manager.restart()),
       vscode.commands.registerCommand(Command.showLogs, () => log.show(true)),
       vscode.commands.registerCommand(Command.setMode, (mode?: Mode) => this.setMode(mode)),
+      vscode.commands.registerCommand(Command.selectInterpreter, (python?: string) =>
+        selectInterpreter(manager.interpreters.sources(), manager.python, python),
+      ),
     ];
   }
 

@@ -7,6 +7,7 @@ import { ServerManager } from './client';
 import { Commands } from './commands';
 import { GraphPanel } from './graph/panel';
 import { GraphView } from './graphView';
+import { exportsUnsupported } from './platform';
 import { ServerCommand } from './protocol';
 import { ServerStatus, type StatusState } from './status';
 import { TargetCommands } from './targetCommands';
@@ -16,6 +17,8 @@ export interface ExportLensApi {
   /** Resolves when the current start attempt is over; then `status()` says how it went. */
   whenStarted(): Promise<void>;
   status(): StatusState;
+  /** What the status item shows: its text, detail, link (a command id) and severity. */
+  statusItem(): ServerStatus['shown'];
 }
 
 let manager: ServerManager | undefined;
@@ -48,10 +51,14 @@ export function activate(context: vscode.ExtensionContext): ExportLensApi {
   const commands = new Commands({ manager, graphView, graphPanel, status, log });
   const targetCommands = new TargetCommands({ manager, commands, log });
   context.subscriptions.push(log, status, graphView, graphPanel, manager, ...commands.register(), ...targetCommands.register());
+  const unsupported = exportsUnsupported();
+  if (unsupported !== undefined) {
+    void vscode.window.showWarningMessage(unsupported); // once, at start; then the status item says it
+  }
   // Do not block activation on the server: commands already explain a server still starting.
   void manager.start();
   const current = manager;
-  return { whenStarted: () => current.whenStarted(), status: () => status.current };
+  return { whenStarted: () => current.whenStarted(), status: () => status.current, statusItem: () => status.shown };
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,14 +1,23 @@
 /**
- * The Python extension (ms-python.python), when installed: its selected interpreter and
- * its change event. Optional: nothing here fails when the extension is missing or its API
- * shape differs; ExportLens then falls back to PATH (interpreter.ts).
+ * The interpreter other extensions selected, when they are installed: the Python Environments
+ * extension (ms-python.vscode-python-envs, what the Python tool extensions moved to in 2026) and
+ * the Python extension (ms-python.python, its `environments` API). Optional: nothing here fails
+ * when an extension is missing or its API shape differs; interpreter.ts then tries the next
+ * source. Only the slices of their APIs used here are typed.
  */
 import * as vscode from 'vscode';
 
+const PYTHON_ENVIRONMENTS_ID = 'ms-python.vscode-python-envs';
 const PYTHON_EXTENSION_ID = 'ms-python.python';
 
-/** The slice of the Python extension's API used here (its `environments` API, 2023+). */
+/** The Python Environments extension's API (its exports). */
 interface PythonEnvironmentsApi {
+  getEnvironment?(scope: vscode.Uri | undefined): Promise<{ execInfo?: { run?: { executable?: string } } } | undefined>;
+  onDidChangeEnvironment?: vscode.Event<unknown>;
+}
+
+/** The Python extension's `environments` API (2023+). */
+interface PythonExtensionApi {
   environments?: {
     getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
     resolveEnvironment(
@@ -18,8 +27,8 @@ interface PythonEnvironmentsApi {
   };
 }
 
-async function api(): Promise<PythonEnvironmentsApi | undefined> {
-  const extension = vscode.extensions.getExtension<PythonEnvironmentsApi>(PYTHON_EXTENSION_ID);
+async function exportsOf<Api>(id: string): Promise<Api | undefined> {
+  const extension = vscode.extensions.getExtension<Api>(id);
   if (extension === undefined) {
     return undefined;
   }
@@ -30,9 +39,16 @@ async function api(): Promise<PythonEnvironmentsApi | undefined> {
   }
 }
 
+/** The Python Environments extension's environment for `resource`, if any. */
+export async function environmentsInterpreter(resource: vscode.Uri | undefined): Promise<string | undefined> {
+  const api = await exportsOf<PythonEnvironmentsApi>(PYTHON_ENVIRONMENTS_ID);
+  const environment = await api?.getEnvironment?.(resource);
+  return environment?.execInfo?.run?.executable;
+}
+
 /** The interpreter the Python extension selected for `resource`, if any. */
 export async function selectedInterpreter(resource: vscode.Uri | undefined): Promise<string | undefined> {
-  const environments = (await api())?.environments;
+  const environments = (await exportsOf<PythonExtensionApi>(PYTHON_EXTENSION_ID))?.environments;
   if (environments === undefined) {
     return undefined;
   }
@@ -44,8 +60,18 @@ export async function selectedInterpreter(resource: vscode.Uri | undefined): Pro
   return resolved?.executable.uri?.fsPath ?? active.path;
 }
 
-/** Calls `listener` when the user selects another interpreter in the Python extension. */
+/** Calls `listener` when the user selects another interpreter in either extension: once for a
+ * selection both report (the Python extension follows the Python Environments one). */
 export async function onInterpreterChange(listener: () => void): Promise<vscode.Disposable> {
-  const event = (await api())?.environments?.onDidChangeActiveEnvironmentPath;
-  return event !== undefined ? event(() => listener()) : new vscode.Disposable(() => undefined);
+  const events = [
+    (await exportsOf<PythonEnvironmentsApi>(PYTHON_ENVIRONMENTS_ID))?.onDidChangeEnvironment,
+    (await exportsOf<PythonExtensionApi>(PYTHON_EXTENSION_ID))?.environments?.onDidChangeActiveEnvironmentPath,
+  ];
+  let pending: NodeJS.Timeout | undefined;
+  const changed = (): void => {
+    clearTimeout(pending);
+    pending = setTimeout(listener, 500);
+  };
+  const subscriptions = events.flatMap((event) => (event !== undefined ? [event(changed)] : []));
+  return vscode.Disposable.from(...subscriptions, new vscode.Disposable(() => clearTimeout(pending)));
 }

@@ -1,6 +1,8 @@
 /**
  * The ExportLens language status item (the `{}` area of the status bar on Python files):
- * starting / ready (torch version, mode) / exporting / error. Clicking it shows the logs.
+ * starting / ready (torch version, mode) / exporting / static checks only / error. Its link is
+ * "Select interpreter" when ready and when the interpreter is what is wrong (no torch, too old),
+ * else "Show logs".
  */
 import * as vscode from 'vscode';
 
@@ -8,9 +10,16 @@ export type StatusState =
   | { kind: 'starting'; detail?: string }
   | { kind: 'ready'; torch: string; mode: string; python: string; trusted: boolean }
   | { kind: 'stopped'; reason: string }
-  | { kind: 'error'; message: string };
+  /** The server runs, exports cannot (native Windows): `reason` says why and what to do. */
+  | { kind: 'static-only'; reason: string; python: string }
+  /** `interpreter`: choosing another interpreter fixes it. */
+  | { kind: 'error'; message: string; interpreter?: boolean };
 
 export const SHOW_LOGS_COMMAND = 'exportlens.showLogs';
+export const SELECT_INTERPRETER_COMMAND = 'exportlens.selectInterpreter';
+
+const SHOW_LOGS: vscode.Command = { title: 'Show logs', command: SHOW_LOGS_COMMAND };
+const SELECT_INTERPRETER: vscode.Command = { title: 'Select interpreter', command: SELECT_INTERPRETER_COMMAND };
 
 export class ServerStatus implements vscode.Disposable {
   private readonly item: vscode.LanguageStatusItem;
@@ -23,12 +32,17 @@ export class ServerStatus implements vscode.Disposable {
   constructor() {
     this.item = vscode.languages.createLanguageStatusItem('exportlens.status', { language: 'python' });
     this.item.name = 'ExportLens';
-    this.item.command = { title: 'Show logs', command: SHOW_LOGS_COMMAND };
     this.render();
   }
 
   get current(): StatusState {
     return this.state;
+  }
+
+  /** What the item shows (the extension-host tests read it). */
+  get shown(): { text: string; detail: string; command: string | undefined; severity: vscode.LanguageStatusSeverity } {
+    const { text, detail, command, severity } = this.item;
+    return { text, detail: detail ?? '', command: command?.command, severity };
   }
 
   set(state: StatusState): void {
@@ -59,6 +73,7 @@ export class ServerStatus implements vscode.Disposable {
     const state = this.state;
     item.busy = false;
     item.severity = vscode.LanguageStatusSeverity.Information;
+    item.command = SHOW_LOGS;
     switch (state.kind) {
       case 'starting':
         item.text = 'ExportLens: starting…';
@@ -77,7 +92,13 @@ export class ServerStatus implements vscode.Disposable {
         } else {
           item.text = `$(check) ExportLens: torch ${state.torch}`;
           item.detail = `mode ${state.mode} · ${state.python}`;
+          item.command = SELECT_INTERPRETER;
         }
+        break;
+      case 'static-only':
+        item.text = '$(warning) ExportLens: static checks only';
+        item.detail = state.reason;
+        item.severity = vscode.LanguageStatusSeverity.Warning;
         break;
       case 'stopped':
         item.text = 'ExportLens: stopped';
@@ -85,9 +106,10 @@ export class ServerStatus implements vscode.Disposable {
         item.severity = vscode.LanguageStatusSeverity.Warning;
         break;
       case 'error':
-        item.text = '$(error) ExportLens';
+        item.text = state.interpreter === true ? '$(error) ExportLens: select an interpreter' : '$(error) ExportLens';
         item.detail = state.message;
         item.severity = vscode.LanguageStatusSeverity.Error;
+        item.command = state.interpreter === true ? SELECT_INTERPRETER : SHOW_LOGS;
         break;
     }
     item.accessibilityInformation = { label: `${item.text} ${item.detail ?? ''}`.trim() };

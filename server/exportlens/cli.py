@@ -21,6 +21,7 @@ from .engine.process import WorkerError
 from .findings import FileResult
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
+from .platforms import exports_unsupported, static_results
 from .report import render
 from .targets import TARGETS
 
@@ -244,14 +245,30 @@ def main(argv: list[str] | None = None) -> int:
         format="%(name)s: %(message)s",
     )
     if args.command == "serve":
-        from .lsp.server import serve  # pygls is only imported when serving
-
+        try:
+            from .lsp.server import serve  # pygls is only imported when serving
+        except ModuleNotFoundError as exc:
+            if (exc.name or "exportlens").partition(".")[0] == "exportlens":
+                raise  # our own bug, not a missing dependency
+            print(
+                f"exportlens: the language server needs {exc.name}, which is not installed here (the CLI"
+                " does not): pip install 'exportlens[server]'",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
         return serve(args)
     try:
         args.files = python_files(args.paths)
     except FileNotFoundError as exc:
         print(f"exportlens: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    unsupported = exports_unsupported()
+    if unsupported is not None:  # native Windows: said once, then what reading the files says
+        print(f"exportlens: {unsupported}", file=sys.stderr)
+        results, unexported = static_results(args.files)
+        report(args.format, results, {"python": sys.executable})
+        status = exit_status(results)
+        return EXIT_UNDECIDED if status == EXIT_CLEAN and unexported else status
     try:
         results, versions = asyncio.run(run_check(args))
     except WorkerError as exc:
@@ -261,13 +278,17 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    report(args.format, results, versions)
+    return exit_status(results)
+
+
+def report(output_format: str, results: list[FileResult], versions: dict[str, str]) -> None:
     try:
-        sys.stdout.write(render(args.format, results, versions, cwd=Path.cwd()))
+        sys.stdout.write(render(output_format, results, versions, cwd=Path.cwd()))
         sys.stdout.flush()
     except BrokenPipeError:  # `exportlens check . | head`: the reader has what it wanted
         # Python would report the broken pipe again when it flushes stdout at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return exit_status(results)
 
 
 def exit_status(results: list[FileResult]) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from exportlens.engine.process import MIN_TORCH, torch_too_old
@@ -30,3 +32,11 @@ def test_the_oldest_supported_is_the_oldest_the_matrix_tests() -> None:
 
 def test_unknown_versions_are_not_refused() -> None:
     assert torch_too_old(None) is None and torch_too_old("nightly") is None
+
+
+def test_the_extension_refuses_the_same_torch_versions() -> None:
+    """Its interpreter probe (extension/src/probe.ts) says "too old" before a server starts."""
+    probe = (ROOT / "extension" / "src" / "probe.ts").read_text()
+    match = re.search(r"export const MIN_TORCH: readonly \[number, number\] = \[(\d+), (\d+)\];", probe)
+    assert match is not None, "MIN_TORCH is declared in probe.ts"
+    assert (int(match.group(1)), int(match.group(2))) == MIN_TORCH

@@ -52,6 +52,19 @@ function watchErrorNotifications(): void {
   }
 }
 
+/** Every warning notification shown so far, in order (a case that counts them reads this). */
+export const shownWarnings: string[] = [];
+
+function watchWarningNotifications(): void {
+  type Show = (this: unknown, ...args: unknown[]) => Thenable<unknown>;
+  const api = vscode.window as unknown as { showWarningMessage: Show };
+  const original = api.showWarningMessage;
+  api.showWarningMessage = function (...args) {
+    shownWarnings.push(String(args[0]));
+    return original.apply(this, args);
+  };
+}
+
 /** Problems with the error notifications since the last call; empties the record. */
 function notificationProblems(): string[] {
   const shown = shownErrors;
@@ -76,6 +89,7 @@ function notificationProblems(): string[] {
 
 export async function runAll(): Promise<void> {
   watchErrorNotifications();
+  watchWarningNotifications();
   let passed = 0;
   let failed = 0;
   const settle = async (): Promise<void> => new Promise((r) => setTimeout(r, 2000));

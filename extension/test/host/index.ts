@@ -4,15 +4,15 @@
  * user settings point exportlens.interpreter at the repository's .venv.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExportLensApi } from '../../src/extension';
+import { EXTENSION_ID } from '../extensionId';
 import { GRAPH_SCHEME } from '../../src/graphView';
 import type { CompileAotiResult, ExportModuleResult, SavePt2Result, ServerStatus } from '../../src/protocol';
-import { expectErrorNotification, runAll, test, waitFor } from './harness';
+import { expectErrorNotification, runAll, shownWarnings, test, waitFor } from './harness';
 
-const EXTENSION_ID = 'exportlens.exportlens';
 
 function workspaceFile(name: string): vscode.Uri {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -355,11 +355,113 @@ test('a bad interpreter gives a clear error status; commands explain it', async 
       state.message,
       `torch not found in ${noTorch} — select an interpreter or pip install torch.`,
     );
+    offersToSelectAnInterpreter(lens, state.message);
+    const notified = await waitFor('the one notification', () => {
+      const found = nothingUsableNotifications();
+      return found.length > 0 ? found : undefined;
+    }, 10000);
+    assert.deepEqual(notified, [
+      `ExportLens found no Python with torch to export with: ${noTorch} (no torch). Select an interpreter that has torch, or install torch into one.`,
+    ]);
   } finally {
     await setSetting('interpreter', original);
     await ready();
   }
   await waitFor('ready again', () => (lens.status().kind === 'ready' ? true : undefined), 60000);
+});
+
+function nothingUsableNotifications(): string[] {
+  return shownWarnings.filter((m) => m.startsWith('ExportLens found no Python with torch'));
+}
+
+/** The status item says what is wrong, in red, and its link is "Select interpreter". */
+function offersToSelectAnInterpreter(lens: ExportLensApi, message: string): void {
+  const item = lens.statusItem();
+  assert.equal(item.text, '$(error) ExportLens: select an interpreter');
+  assert.equal(item.detail, message);
+  assert.equal(item.command, 'exportlens.selectInterpreter');
+  assert.equal(item.severity, vscode.LanguageStatusSeverity.Error);
+}
+
+test('torch older than 2.10: the status says so with the fix, never a tick; Select interpreter fixes it', async () => {
+  const lens = await api();
+  const original = vscode.workspace.getConfiguration('exportlens').get<string>('interpreter');
+  const oldTorch = process.env.EXPORTLENS_TEST_OLD_TORCH_PYTHON;
+  assert.ok(original !== undefined && oldTorch !== undefined && oldTorch !== '', 'the runner passes a stand-in torch 2.9');
+  const before = nothingUsableNotifications().length;
+  try {
+    await setSetting('interpreter', oldTorch);
+    const ticks: string[] = []; // the item while it showed the old torch as ready: the bug this guards
+    const state = await waitFor('the too-old status', () => {
+      const s = lens.status();
+      if (s.kind === 'ready' && s.python === oldTorch) {
+        ticks.push(lens.statusItem().text);
+      }
+      return s.kind === 'error' && s.message.includes('too old') ? s : undefined;
+    }, 60000);
+    assert.equal(
+      state.message,
+      `torch 2.9.0 in ${oldTorch} is too old: ExportLens needs torch ≥ 2.10 — select another interpreter, or upgrade it there (pip install -U 'torch>=2.10').`,
+    );
+    offersToSelectAnInterpreter(lens, state.message);
+    assert.deepEqual(ticks, [], 'never ready, never a green tick, with torch 2.9');
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(nothingUsableNotifications().length, before, 'the notification is not repeated');
+    // the status item's link, with the interpreter a user would pick
+    await vscode.commands.executeCommand('exportlens.selectInterpreter', original);
+    const fixed = await waitFor('ready with the chosen interpreter', () => {
+      const s = lens.status();
+      return s.kind === 'ready' && s.python === original ? s : undefined;
+    }, 90000);
+    // once its files are re-checked (meanwhile it says "exporting…")
+    const item = await waitFor('the green tick', () => {
+      const shown = lens.statusItem();
+      return shown.text.startsWith('$(check)') ? shown : undefined;
+    }, 90000);
+    assert.match(item.text, /^\$\(check\) ExportLens: torch 2\.\d+/);
+    assert.equal(item.command, 'exportlens.selectInterpreter');
+    assert.ok(fixed.torch.startsWith('2.'));
+  } finally {
+    // the folder's setting (Select interpreter wrote it) first: the user's then decides; one
+    // restart at a time (two at once log "restarting" twice in a row, which the runner flags)
+    await vscode.workspace.getConfiguration('exportlens').update('interpreter', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('the stand-in again', () => {
+      const s = lens.status();
+      return s.kind === 'error' && s.message.includes(oldTorch) ? true : undefined;
+    }, 60000).catch(() => undefined);
+    await setSetting('interpreter', original);
+    await readyWith(lens, original);
+  }
+});
+
+/** Ready with `python`: a start that the test's last setting change began has finished. */
+async function readyWith(lens: ExportLensApi, python: string | undefined): Promise<void> {
+  await waitFor(`ready with ${String(python)}`, () => {
+    const s = lens.status();
+    return s.kind === 'ready' && s.python === python ? true : undefined;
+  }, 90000);
+}
+
+test("without the setting: the workspace's .venv, before python3 on PATH", async () => {
+  const lens = await api();
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const extension = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(folder !== undefined && extension !== undefined);
+  const venv = path.join(folder, '.venv');
+  symlinkSync(path.join(extension.extensionPath, '.venv'), venv); // the repository's, which has torch
+  const original = vscode.workspace.getConfiguration('exportlens').get<string>('interpreter');
+  try {
+    await setSetting('interpreter', undefined);
+    const state = await waitFor('ready with the workspace venv', () => {
+      const s = lens.status();
+      return s.kind === 'ready' && s.python === path.join(venv, 'bin', 'python') ? s : undefined;
+    }, 90000);
+    assert.ok(state.torch.startsWith('2.'));
+  } finally {
+    await setSetting('interpreter', original);
+    await readyWith(lens, original);
+    unlinkSync(venv);
+  }
 });
 
 export async function run(): Promise<void> {

@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ExportLensApi } from '../../src/extension';
+import { EXTENSION_ID } from '../extensionId';
 import type { ServerStatus } from '../../src/protocol';
 import { runAll, test, waitFor } from './harness';
 
@@ -14,7 +15,7 @@ function codeOf(diagnostic: vscode.Diagnostic): string {
 }
 
 async function api(): Promise<ExportLensApi> {
-  const extension = vscode.extensions.getExtension<ExportLensApi>('exportlens.exportlens');
+  const extension = vscode.extensions.getExtension<ExportLensApi>(EXTENSION_ID);
   assert.ok(extension);
   return extension.isActive ? extension.exports : extension.activate();
 }

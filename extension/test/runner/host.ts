@@ -6,8 +6,9 @@
  *   - test/host/untrusted.ts  untrusted folder (test/fixtures-untrusted), workspace trust on
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { EXTENSION_ID } from '../extensionId';
 import { ROOT, need, startEditor, stopOnSignals } from './editor';
 import { describe, openNotificationCenter } from './notifications';
 import { outputLogFile, outputLogProblems } from './outputLog';
@@ -25,6 +26,29 @@ function noTorchPython(): string {
       throw new Error(`python3 -m venv failed: ${made.stderr}`);
     }
   }
+  return python;
+}
+
+/** A venv whose `torch` is a stand-in that says it is 2.9.0 (older than ExportLens supports):
+ * the probe reads the version from its metadata, as it does a real torch's. */
+function oldTorchPython(): string {
+  const venv = path.join(ROOT, 'dist', 'oldtorch-venv');
+  const python = path.join(venv, 'bin', 'python');
+  if (!existsSync(python)) {
+    const made = spawnSync('python3', ['-m', 'venv', '--without-pip', venv], { encoding: 'utf8' });
+    if (made.status !== 0) {
+      throw new Error(`python3 -m venv failed: ${made.stderr}`);
+    }
+  }
+  const site = spawnSync(python, ['-c', "import sysconfig; print(sysconfig.get_paths()['purelib'])"], { encoding: 'utf8' });
+  if (site.status !== 0) {
+    throw new Error(`${python} did not say where its packages go: ${site.stderr}`);
+  }
+  const packages = site.stdout.trim();
+  mkdirSync(path.join(packages, 'torch'), { recursive: true });
+  writeFileSync(path.join(packages, 'torch', '__init__.py'), '__version__ = "2.9.0"  # a stand-in: too old\n');
+  mkdirSync(path.join(packages, 'torch-2.9.0.dist-info'), { recursive: true });
+  writeFileSync(path.join(packages, 'torch-2.9.0.dist-info', 'METADATA'), 'Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0\n');
   return python;
 }
 
@@ -98,7 +122,7 @@ async function runSuite(suite: Suite, interpreter: string): Promise<number> {
   } finally {
     await editor.stop();
   }
-  const log = outputLogFile(editor.runDir, 'exportlens.exportlens', 'ExportLens');
+  const log = outputLogFile(editor.runDir, EXTENSION_ID, 'ExportLens');
   const problems = outputLogProblems(log);
   if (problems.length > 0) {
     console.log(`not ok suite ${suite.name}: the ExportLens output channel (${log}):\n  ${problems.join('\n  ')}`);
@@ -116,6 +140,7 @@ async function main(): Promise<number> {
   need(path.join(ROOT, 'dist', 'extension.js'), 'the built extension (make ext-build)');
   need(path.join(ROOT, 'dist', 'libs', 'pygls'), 'the bundled server libraries (make ext-build)');
   process.env.EXPORTLENS_TEST_NO_TORCH_PYTHON = noTorchPython();
+  process.env.EXPORTLENS_TEST_OLD_TORCH_PYTHON = oldTorchPython();
   const only = process.argv[2];
   const suites: Suite[] = [
     {

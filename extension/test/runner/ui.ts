@@ -9,6 +9,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { EXTENSION_ID } from '../extensionId';
 import { ROOT, need, startEditor, stopOnSignals, type Editor } from './editor';
 import { describe, openNotificationCenter } from './notifications';
 import { outputLogFile, outputLogProblems } from './outputLog';
@@ -180,6 +181,16 @@ const steps: Step[] = [
       await page.keyboard.press('Escape');
     },
   },
+  {
+    name: 'Select interpreter lists the interpreters, each with its torch',
+    run: async (page) => {
+      await palette(page, 'ExportLens: Select interpreter');
+      const current = page.locator('.quick-input-list .monaco-list-row', { hasText: 'current' });
+      await current.filter({ hasText: 'torch 2.' }).first().waitFor({ timeout: 30000 });
+      await shot(page, '08-select-interpreter.png');
+      await page.keyboard.press('Escape');
+    },
+  },
 ];
 
 /** The last check: the notification center lists no error (one a step's watch missed, or that
@@ -209,7 +220,7 @@ function outputLogClean(editor: Editor): boolean {
   const name = 'each line of the ExportLens output channel once';
   let problems: string[];
   try {
-    problems = outputLogProblems(outputLogFile(editor.runDir, 'exportlens.exportlens', 'ExportLens'));
+    problems = outputLogProblems(outputLogFile(editor.runDir, EXTENSION_ID, 'ExportLens'));
   } catch (error) {
     problems = [error instanceof Error ? error.message : String(error)];
   }

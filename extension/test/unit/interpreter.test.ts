@@ -4,62 +4,159 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import {
-  checkInterpreter,
+  candidates,
+  choose,
   expandSetting,
   findOnPath,
-  resolveInterpreter,
+  nothingUsable,
+  type Candidate,
   type InterpreterSources,
-  type RunResult,
 } from '../../src/interpreter';
+import type { Check } from '../../src/probe';
 
+/** No interpreter anywhere unless an override says so; nothing on disk. */
 function sources(overrides: Partial<InterpreterSources>): InterpreterSources {
   return {
     setting: '',
     workspaceFolder: '/ws',
+    trusted: true,
+    pythonEnvironments: () => Promise.resolve(undefined),
     pythonExtension: () => Promise.resolve(undefined),
     findOnPath: () => Promise.resolve(undefined),
-    isExecutable: () => Promise.resolve(true),
+    isExecutable: () => Promise.resolve(false),
+    platform: 'linux',
     ...overrides,
   };
 }
 
-test('the setting wins over the Python extension and PATH', async () => {
-  const resolved = await resolveInterpreter(
+const executable = (...files: string[]) => (file: string) => Promise.resolve(files.includes(file));
+
+test('the setting wins over every other source, and is the only candidate', async () => {
+  const found = await candidates(
     sources({
       setting: '/opt/torch/bin/python',
+      pythonEnvironments: () => Promise.resolve('/envs/python'),
       pythonExtension: () => Promise.resolve('/from/extension/python'),
       findOnPath: () => Promise.resolve('/usr/bin/python3'),
+      isExecutable: () => Promise.resolve(true),
     }),
   );
-  assert.deepEqual(resolved, { kind: 'resolved', path: '/opt/torch/bin/python', source: 'setting' });
+  assert.deepEqual(found, [{ path: '/opt/torch/bin/python', source: 'setting' }]);
 });
 
 test('a setting that is not executable is an error, not a silent fallback', async () => {
-  const resolved = await resolveInterpreter(
-    sources({ setting: '/nope/python', isExecutable: () => Promise.resolve(false), findOnPath: () => Promise.resolve('/usr/bin/python3') }),
-  );
-  assert.equal(resolved.kind, 'unresolved');
-  assert.match('message' in resolved ? resolved.message : '', /exportlens\.interpreter is "\/nope\/python"/);
+  const found = await candidates(sources({ setting: '/nope/python', findOnPath: () => Promise.resolve('/usr/bin/python3') }));
+  assert.ok(!Array.isArray(found));
+  assert.match(found.message, /exportlens\.interpreter is "\/nope\/python"/);
 });
 
 test('a bare name in the setting is looked up on PATH', async () => {
-  const resolved = await resolveInterpreter(
-    sources({ setting: 'python3.11', findOnPath: (n) => Promise.resolve(n === 'python3.11' ? '/usr/bin/python3.11' : undefined) }),
+  const found = await candidates(
+    sources({
+      setting: 'python3.11',
+      findOnPath: (n) => Promise.resolve(n === 'python3.11' ? '/usr/bin/python3.11' : undefined),
+      isExecutable: executable('/usr/bin/python3.11'),
+    }),
   );
-  assert.deepEqual(resolved, { kind: 'resolved', path: '/usr/bin/python3.11', source: 'setting' });
+  assert.deepEqual(found, [{ path: '/usr/bin/python3.11', source: 'setting' }]);
 });
 
-test('without a setting: the Python extension, then python3, then python on PATH', async () => {
-  const fromExtension = await resolveInterpreter(
-    sources({ pythonExtension: () => Promise.resolve('/venv/bin/python'), findOnPath: () => Promise.resolve('/usr/bin/python3') }),
+test('without a setting: Python Environments, the Python extension, .venv, venv, python3, python', async () => {
+  const found = await candidates(
+    sources({
+      pythonEnvironments: () => Promise.resolve('/envs/uv/bin/python'),
+      pythonExtension: () => Promise.resolve('/ext/bin/python'),
+      findOnPath: (n) => Promise.resolve(`/usr/bin/${n}`),
+      isExecutable: executable(
+        '/envs/uv/bin/python',
+        '/ext/bin/python',
+        '/ws/.venv/bin/python',
+        '/ws/venv/bin/python',
+        '/usr/bin/python3',
+        '/usr/bin/python',
+      ),
+    }),
   );
-  assert.deepEqual(fromExtension, { kind: 'resolved', path: '/venv/bin/python', source: 'python-extension' });
-  const broken = await resolveInterpreter(
-    sources({ pythonExtension: () => Promise.reject(new Error('api changed')), findOnPath: (n) => Promise.resolve(n === 'python' ? '/usr/bin/python' : undefined) }),
+  assert.deepEqual(found, [
+    { path: '/envs/uv/bin/python', source: 'python-environments' },
+    { path: '/ext/bin/python', source: 'python-extension' },
+    { path: '/ws/.venv/bin/python', source: 'workspace' },
+    { path: '/ws/venv/bin/python', source: 'workspace' },
+    { path: '/usr/bin/python3', source: 'path' },
+    { path: '/usr/bin/python', source: 'path' },
+  ]);
+});
+
+test('an extension whose API throws, a missing venv, a duplicate: skipped', async () => {
+  const found = await candidates(
+    sources({
+      pythonEnvironments: () => Promise.reject(new Error('api changed')),
+      pythonExtension: () => Promise.resolve('/ws/.venv/bin/python'),
+      findOnPath: (n) => Promise.resolve(n === 'python' ? '/usr/bin/python' : undefined),
+      isExecutable: executable('/ws/.venv/bin/python', '/usr/bin/python'),
+    }),
   );
-  assert.deepEqual(broken, { kind: 'resolved', path: '/usr/bin/python', source: 'path' });
-  const none = await resolveInterpreter(sources({}));
-  assert.equal(none.kind, 'unresolved');
+  assert.deepEqual(found, [
+    { path: '/ws/.venv/bin/python', source: 'python-extension' },
+    { path: '/usr/bin/python', source: 'path' },
+  ]);
+  const none = await candidates(sources({}));
+  assert.ok(!Array.isArray(none) && /No Python interpreter found/.test(none.message));
+});
+
+test("an untrusted workspace's own .venv is never a candidate (it would run the folder's files)", async () => {
+  const found = await candidates(
+    sources({ trusted: false, findOnPath: () => Promise.resolve('/usr/bin/python3'), isExecutable: () => Promise.resolve(true) }),
+  );
+  assert.deepEqual(found, [{ path: '/usr/bin/python3', source: 'path' }]);
+});
+
+test("Windows venvs keep their interpreter in Scripts\\python.exe; PATH names get .exe", async () => {
+  const found = await candidates(sources({ platform: 'win32', isExecutable: () => Promise.resolve(true) }));
+  assert.ok(Array.isArray(found));
+  assert.equal(found[0]?.path, path.join('/ws', '.venv', 'Scripts', 'python.exe'));
+  const seen: string[] = [];
+  await findOnPath('python3', '/a', (f) => (seen.push(f), Promise.resolve(false)), 'win32');
+  assert.deepEqual(seen, [path.join('/a', 'python3.exe')]);
+});
+
+const ok = (python: string, torch = '2.13.0'): Check => ({ kind: 'ok', python, executable: python, pythonVersion: '3.11.7', torch });
+const problem = (python: string, short: string): Check => ({
+  kind: 'problem',
+  python,
+  message: `${python}: ${short}`,
+  problem: 'no-torch',
+  short,
+});
+
+test('the first candidate that can export is chosen; the ones before it are reported as tried', async () => {
+  const list: Candidate[] = [
+    { path: '/ext/python', source: 'python-extension' },
+    { path: '/ws/.venv/bin/python', source: 'workspace' },
+    { path: '/usr/bin/python3', source: 'path' },
+  ];
+  const probed: string[] = [];
+  const choice = await choose(list, (p) => {
+    probed.push(p);
+    return Promise.resolve(p === '/ext/python' ? problem(p, 'no torch') : ok(p));
+  });
+  assert.equal(choice.chosen.path, '/ws/.venv/bin/python');
+  assert.deepEqual(probed, ['/ext/python', '/ws/.venv/bin/python'], 'no probe after the one chosen');
+  assert.deepEqual(choice.tried.map((t) => t.check.kind), ['problem', 'ok']);
+});
+
+test('none can export: the first, with its problem; the notification lists each tried', async () => {
+  const list: Candidate[] = [
+    { path: '/ext/python', source: 'python-extension' },
+    { path: '/usr/bin/python3', source: 'path' },
+  ];
+  const choice = await choose(list, (p) => Promise.resolve(problem(p, p === '/ext/python' ? 'torch 2.9.0, too old' : 'no torch')));
+  assert.equal(choice.chosen.path, '/ext/python');
+  assert.equal(choice.check.kind, 'problem');
+  assert.equal(
+    nothingUsable(choice.tried),
+    'ExportLens found no Python with torch to export with: /ext/python (torch 2.9.0, too old), /usr/bin/python3 (no torch). Select an interpreter that has torch, or install torch into one.',
+  );
 });
 
 test('settings expand ~, ${workspaceFolder}, ${userHome} and workspace-relative paths', () => {
@@ -89,32 +186,3 @@ test('findOnPath finds the first executable', async () => {
   }
 });
 
-const answer = (stdout: string, extra: Partial<RunResult> = {}) => () => Promise.resolve({ code: 0, stdout, stderr: '', ...extra });
-
-test('torch found: ok with its version', async () => {
-  const check = await checkInterpreter('/py', answer('{"executable": "/py", "version": [3, 11, 7], "torch": "2.13.0"}\n'));
-  assert.deepEqual(check, { kind: 'ok', python: '/py', executable: '/py', pythonVersion: '3.11.7', torch: '2.13.0' });
-});
-
-test('torch missing: the exact message with the fix', async () => {
-  const check = await checkInterpreter('/usr/bin/python3', answer('{"executable": "/usr/bin/python3", "version": [3, 12, 1], "torch": null}'));
-  assert.deepEqual(check, {
-    kind: 'problem',
-    python: '/usr/bin/python3',
-    message: 'torch not found in /usr/bin/python3 — select an interpreter or pip install torch.',
-  });
-});
-
-test('too old a Python, a program that is not Python, one that cannot start', async () => {
-  const old = await checkInterpreter('/py38', answer('{"version": [3, 8, 10], "torch": "2.0.0"}'));
-  assert.match(old.kind === 'problem' ? old.message : '', /Python 3\.8\.10; ExportLens needs 3\.10/);
-  const notPython = await checkInterpreter('/bin/true', answer('', { stderr: 'boom' }));
-  assert.match(notPython.kind === 'problem' ? notPython.message : '', /not a working Python \(boom\)/);
-  const missing = await checkInterpreter('/nope', () => Promise.resolve({ code: null, stdout: '', stderr: '', error: 'no such file' }));
-  assert.match(missing.kind === 'problem' ? missing.message : '', /cannot run \/nope: no such file/);
-});
-
-test('the real probe runs in python3 and never imports torch', async () => {
-  const check = await checkInterpreter('python3');
-  assert.ok(check.kind === 'ok' || /torch not found/.test(check.message), JSON.stringify(check));
-});

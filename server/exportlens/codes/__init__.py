@@ -9,11 +9,10 @@ a finding's documentation link (torch's graph-break page, else the code's docs/c
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from . import baked, outcomes, refusals, targets
 from .model import Code
 from .outcomes import FIX_ONLY
+from .sections import docs_file
 
 __all__ = ["CODES", "DOCS", "FIX_ONLY", "Code", "UnknownCodeError", "registered", "url_for"]
 
@@ -33,14 +32,10 @@ GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 
 
 def _docs_base() -> str | None:
-    """docs/codes.md in the package (a wheel) or beside it (a checkout, the .vsix): it opens
-    offline. None without one: the project has no public address to link to instead."""
-    here = Path(__file__).resolve()
-    package = here.parents[1]  # server/exportlens
-    for docs in (package / "docs" / "codes.md", package.parents[1] / "docs" / "codes.md"):
-        if docs.is_file():
-            return docs.as_uri() + "#"
-    return None
+    """docs/codes.md as a link (sections.py says where it is), or None: the project has no
+    public address to link to instead."""
+    docs = docs_file()
+    return docs.as_uri() + "#" if docs else None
 
 
 DOCS = _docs_base()

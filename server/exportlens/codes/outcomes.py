@@ -170,6 +170,14 @@ CODES: dict[str, Code] = {
             severity="information",
             tracer=None,
         ),
+        _c(
+            "exports-unsupported-platform",
+            "this machine cannot run exports (native Windows): ExportLens runs no code, only static"
+            " checks are shown",
+            "run ExportLens inside WSL (VS Code: open the folder with the WSL extension)",
+            severity="information",
+            tracer=None,
+        ),
     )
 }
 

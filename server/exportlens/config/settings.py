@@ -151,9 +151,10 @@ class Settings:
             results=True,
             cli="--python",
             client=Client(
-                "Python interpreter with torch, used for the server and for exports. Empty: the Python "
-                "extension's selected interpreter when it is installed, else `python3` on PATH. Ignored in "
-                "untrusted workspaces unless set in your user settings.",
+                "Python interpreter with torch, used for the server and for exports. Empty: the first "
+                "with torch ≥ 2.10 of the Python Environments extension's, the Python extension's, the "
+                "workspace's `.venv`/`venv` and `python3` on PATH. Ignored in untrusted workspaces unless "
+                "set in your user settings.",
                 name="interpreter",
                 default="",
             ),

@@ -31,6 +31,7 @@ from ..fixes import Fix, fixes_for
 from ..fixes.dynamic import dynamic_fixes, with_range
 from ..fixes.proof import Proof, proof_job, verdict
 from ..textpos import utf16_len
+from . import trust
 from .app import ExportLensServer
 from .session import Snapshot
 
@@ -207,7 +208,7 @@ class CodeActions:
         if fix.verify is None:
             return fix.title
         if not self.ls.trusted:
-            return f"{fix.title} (not checked: the workspace is untrusted)"
+            return f"{fix.title} (not checked: {trust.why_no_code()})"
         return f"{fix.title} {proof.suffix() if proof else CHECKING}"
 
     @staticmethod

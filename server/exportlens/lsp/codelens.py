@@ -2,7 +2,7 @@
 
 Status: `✓ exports · 14 ops · 0.12 s` (then `· ✗ ONNX: 1 issue` when a target refuses it),
 `✗ 2 export issues`, `⧗ exporting…`, `no example inputs`, `export cancelled`,
-`not exported (untrusted workspace)`.
+`not exported (untrusted workspace)` (or `(exports need Linux, WSL or macOS)`: native Windows).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from lsprotocol import types
 
 from ..check.static_findings import anchor_range
 from ..discovery import Target
+from . import trust
 from .app import ExportLensServer
 from .diagnostics import lsp_range
 from .session import Snapshot
@@ -50,7 +51,7 @@ def lenses(snap: Snapshot) -> list[types.CodeLens]:
 
 def _status(snap: Snapshot, target: Target, key: str | None) -> str:
     if not snap.trusted:
-        return "not exported (untrusted workspace)"
+        return f"not exported ({trust.why_no_code()})"
     if target.name in snap.running:
         return "⧗ exporting…"
     if target.name in snap.cancelled:

@@ -138,6 +138,8 @@ def rss_mb() -> float:
                     return round(int(line.split()[1]) / 1024, 1)
     except OSError:
         pass
-    import resource
-
+    try:
+        import resource
+    except ImportError:  # native Windows
+        return 0.0
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

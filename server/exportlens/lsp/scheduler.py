@@ -200,7 +200,7 @@ class Scheduler:
         "cancelled" when the user cancelled it (`cancel_export`). No progress bar of the server's:
         the command's caller shows its own, with its Cancel (a second one said the same)."""
         if not self.session.trusted:
-            raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+            raise trust.refused()
         state, snap = self.session.file(uri), self.session.snapshot(uri)
         if not await self._batch(state, snap, [target], progress=False):
             return "cancelled"

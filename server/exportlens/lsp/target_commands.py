@@ -15,6 +15,7 @@ import asyncio
 import dataclasses
 from typing import Any
 
+from . import trust
 from .app import ExportLensServer
 from .commands import save_module
 
@@ -36,7 +37,7 @@ def register(server: ExportLensServer) -> None:
     @server.command(COMPILE_AOTI)
     async def compile_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
         if not ls.trusted:
-            raise PermissionError("the workspace is untrusted: ExportLens runs no code")
+            raise trust.refused()
         snap = ls.session.snapshot(uri)
         target = snap.target(module)
         if target is None or target.inputs_kind == "none" or target.part_of is not None:

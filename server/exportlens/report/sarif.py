@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..codes import registered, sections
 from ..findings import FileResult, Finding, Range
 from .paths import display_path
 
@@ -49,13 +50,25 @@ def _result(d: Finding, cwd: Path) -> dict[str, Any]:
     return result
 
 
+def _rule(code: str) -> dict[str, Any]:
+    """A code's rule: its one line, and its section of docs/codes.md as the help code scanning
+    shows beside each alert."""
+    rule: dict[str, Any] = {
+        "id": code,
+        "shortDescription": {"text": code.replace("-", " ")},
+        "fullDescription": {"text": registered(code).why},
+    }
+    markdown = sections.markdown(code)
+    if markdown is not None:
+        rule["help"] = {"text": sections.plain(code), "markdown": markdown}
+    return rule
+
+
 def render_sarif(results: list[FileResult], versions: dict[str, str], cwd: Path) -> str:
     findings = [d for r in results for d in r.diagnostics]
     rules: dict[str, dict[str, Any]] = {}
     for d in findings:
-        rule = rules.setdefault(
-            d.code, {"id": d.code, "shortDescription": {"text": d.code.replace("-", " ")}}
-        )
+        rule = rules.setdefault(d.code, _rule(d.code))
         if d.url:
             rule["helpUri"] = d.url
     log = {

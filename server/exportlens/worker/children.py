@@ -41,12 +41,33 @@ class Running:
         return self.result.endswith(b"\n")
 
 
+StartMethod = Literal["fork", "spawn"]
+
+
+def start_method(platform: str = sys.platform, chosen: str | None = None) -> StartMethod:
+    """How a job's child starts: forked from the warm worker, or a fresh interpreter (spawned).
+
+    A fork shares the torch the worker imported and is ready in milliseconds (Linux, WSL).  On
+    macOS a fork of a process that has imported torch is unsafe: the system frameworks torch
+    loads (Accelerate, Metal, the Objective-C runtime) may hold locks or threads the child never
+    gets back, which is why CPython's multiprocessing spawns there; each job then pays a cold
+    `import torch`.  `chosen` (EXPORTLENS_START: fork or spawn) overrides the platform's default.
+    """
+    if not hasattr(os, "fork"):
+        return "spawn"
+    if chosen == "fork":
+        return "fork"
+    if chosen == "spawn":
+        return "spawn"
+    return "spawn" if platform == "darwin" else "fork"
+
+
 def can_fork() -> bool:
-    return hasattr(os, "fork") and os.environ.get("EXPORTLENS_START") != "spawn"
+    return start_method(chosen=os.environ.get("EXPORTLENS_START")) == "fork"
 
 
 def spawn_child(job: protocol.JobMessage, result_w: int, output_w: int) -> int:
-    """The fallback where fork is unavailable: a fresh interpreter runs the job."""
+    """Where fork is unavailable or unsafe (`start_method`): a fresh interpreter runs the job."""
     import subprocess
 
     from .boot import BOOT

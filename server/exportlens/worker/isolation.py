@@ -1,10 +1,13 @@
-"""Process hygiene for the worker and its per-job children (Linux first)."""
+"""Process hygiene for the worker and its per-job children (Linux first).
+
+The server and the CLI import this module (through spare.py) on every platform: the POSIX-only
+`resource` is imported where a child is capped, so they still start on Windows (static checks).
+"""
 
 from __future__ import annotations
 
 import ctypes
 import os
-import resource
 import signal
 import sys
 import time
@@ -54,6 +57,8 @@ def isolate_child(output_fd: int, memory_mb: int | None) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_DFL)
     if memory_mb:
+        import resource
+
         # The child starts as a copy of the warm worker; the cap is on top of that.
         limit = current_address_space() + memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

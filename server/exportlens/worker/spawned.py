@@ -1,4 +1,4 @@
-"""A job child started as a fresh interpreter, where `os.fork` is unavailable.
+"""A job child started as a fresh interpreter, where `os.fork` is unavailable or unsafe (macOS).
 
 Slower than a fork (torch is imported cold) but just as isolated: the job
 arrives on stdin, the result leaves on the fd named in argv[4].
