@@ -499,6 +499,29 @@ EXPORTS: list[Export] = [
     ),
 ]
 
+# --- issue 26, items 3 and 4: Dims on the image sides of vision models; a dataclass output
+EXPORTS += [
+    # cryoet: the detector returns a plain @dataclass, which torch cannot flatten.
+    Export(
+        "cryoet",
+        "export_cryoet.py",
+        "torch.export.export(model, (volume,))",
+        R(
+            "unflattenable-output",
+            "cryoet/modelling/detection/unet3d_detection.py",
+            "return ObjectDetectionOutput(",
+            "RuntimeError: Found <class '...ObjectDetectionOutput'> in output, which is not a known type",
+        ),
+        R(
+            "unflattenable-output",
+            "cryoet/modelling/detection/unet3d_detection.py",
+            "return ObjectDetectionOutput(",
+            "AssertionError: Encountered unrecognized type UserDefinedObjectVariable(ObjectDetectionOutput)"
+            " at output 0",
+        ),
+    ),
+]
+
 # Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it
 # can (here only inferred inputs), torch exports those on the same inputs (bench/realcode_truth.py
 # builds them the plain Python way). No error finding in any model file; these modules exported:

@@ -125,7 +125,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     elif kind.where in ("args", "dynamic_shapes"):
         places, culprit = [], export_call_place(ctx, kind.where)
     elif kind.where == "return":
-        places, culprit = [], return_place(ctx, str(kind.fix.get("class", "")))
+        places, culprit = [], return_place(ctx, str(kind.fix.get("class", "")), record)
     elif kind.where == "anchor":
         places, culprit = [], None
     if culprit is None:

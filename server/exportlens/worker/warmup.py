@@ -137,6 +137,7 @@ def prepare_for_forking() -> None:
         guard_sites,
         inputs,
         loader,
+        output_site,
         part_inputs,
         sizing,
         summary,
