@@ -1,0 +1,40 @@
+"""Advice that is right for the case (issue 26, item 7), through the real worker, on code of the
+shapes seen in public models:
+- `batch_size = len(x)`: the fix is `x.shape[0]`, not "derive the size from the input";
+- a Dim the user declared dynamic: what keeps it dynamic comes first, static last.
+"""
+
+from __future__ import annotations
+
+from exportlens.engine import Engine
+from tests.conftest import check, line_of
+
+
+async def test_len_of_the_input_is_fixed_by_reading_its_shape(engine: Engine, write) -> None:
+    path = write(
+        "head.py",
+        """
+        import torch
+        from torch import nn
+        from torch.export import Dim
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(16, 4)
+
+            def forward(self, x):
+                batch_size = len(x)
+                return self.fc(x.view(batch_size, -1))
+
+        torch.export.export(Head(), (torch.randn(4, 4, 4),), dynamic_shapes=({0: Dim("batch")},))
+        """,
+    )
+    result = await check(engine, path, mode="both")
+    (finding,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert finding.code == "dim-specialized" and finding.range.start.line == line_of(path, "len(x)")
+    assert "write `x.shape[0]` instead of `len(x)`" in finding.message
+    fix = finding.message.split("Fix: ", 1)[1]
+    assert fix.index("x.shape[0]") < fix.index("make `batch` static")
+    assert "derive the size" not in finding.message and "follows the input" not in finding.message
+    assert "strict (dynamo) exports this module" in finding.message  # dynamo keeps len() symbolic
