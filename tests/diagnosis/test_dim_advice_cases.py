@@ -1,11 +1,16 @@
 """Advice that is right for the case (issue 26, item 7), through the real worker, on code of the
 shapes seen in public models:
 - `batch_size = len(x)`: the fix is `x.shape[0]`, not "derive the size from the input";
-- a Dim the user declared dynamic: what keeps it dynamic comes first, static last.
+- a Dim the user declared dynamic: what keeps it dynamic comes first, static last;
+- both tracers refuse, at different lines: no "or use strict mode" / "or export non-strict", and
+  no "only strict stops here" beside a finding both tracers share.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
 from tests.conftest import check, line_of
 
@@ -38,3 +43,33 @@ async def test_len_of_the_input_is_fixed_by_reading_its_shape(engine: Engine, wr
     assert fix.index("x.shape[0]") < fix.index("make `batch` static")
     assert "derive the size" not in finding.message and "follows the input" not in finding.message
     assert "strict (dynamo) exports this module" in finding.message  # dynamo keeps len() symbolic
+
+
+async def test_no_other_tracer_is_offered_where_it_refuses_too(engine: Engine, write) -> None:
+    path = write(
+        "scaled.py",
+        """
+        import time
+        import torch
+
+        class Scaled(torch.nn.Module):
+            def forward(self, x):
+                scale = float(x.abs().max())
+                stamp = time.time()
+                return x / scale + stamp
+
+            def example_inputs(self):
+                return (torch.ones(3),)
+        """,
+    )
+    # Each tracer's first failure only: the search for later ones retraces non-strict.
+    options = CheckOptions(mode="both", roots=[str(Path(path).parent)], all_failures=False)
+    result = await check_file(engine, path, None, options)
+    errors = {d.code: d for d in result.diagnostics if d.severity == "error"}
+    scalar, clock = errors["tensor-to-python-scalar"], errors["untraceable-call"]
+    assert scalar.mode == "non-strict" and clock.mode == "strict"
+    assert "strict mode" not in scalar.message and "export non-strict" not in clock.message
+    # each says where the other tracer stopped, without claiming it passes this line
+    assert f"refuses this module at line {line_of(path, 'time.time()') + 1}" in scalar.message
+    assert f"refuses this module at line {line_of(path, 'float(') + 1}" in clock.message
+    assert "seen in strict (dynamo) only" in clock.message and "stops here" not in clock.message
