@@ -2,6 +2,8 @@
 shapes seen in public models:
 - `batch_size = len(x)`: the fix is `x.shape[0]`, not "derive the size from the input";
 - a Dim the user declared dynamic: what keeps it dynamic comes first, static last;
+- a fixed-size tensor of the module's own (a position table) meets the Dim: no "give the other
+  operand the same Dim", and the minimum the Dim needs anyway (a conv's kernel: `T >= 6`);
 - both tracers refuse, at different lines: no "or use strict mode" / "or export non-strict", and
   no "only strict stops here" beside a finding both tracers share.
 """
@@ -43,6 +45,38 @@ async def test_len_of_the_input_is_fixed_by_reading_its_shape(engine: Engine, wr
     assert fix.index("x.shape[0]") < fix.index("make `batch` static")
     assert "derive the size" not in finding.message and "follows the input" not in finding.message
     assert "strict (dynamo) exports this module" in finding.message  # dynamo keeps len() symbolic
+
+
+async def test_a_modules_own_table_gets_no_dim_and_the_minimum_is_said(engine: Engine, write) -> None:
+    path = write(
+        "tcn.py",
+        """
+        import torch
+        from torch import nn
+        from torch.export import Dim
+
+        class TemporalEncoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv1d(8, 8, kernel_size=6)
+                self.pos = nn.Parameter(torch.zeros(1, 8, 15))
+
+            def forward(self, x):
+                y = self.conv(x)
+                return y + self.pos
+
+        torch.export.export(TemporalEncoder(), (torch.randn(2, 8, 20),), dynamic_shapes=({2: Dim("T")},))
+        """,
+    )
+    options = CheckOptions(mode="both", roots=[str(Path(path).parent)], all_failures=False)
+    result = await check_file(engine, path, None, options)
+    (finding,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert finding.code == "dim-specialized" and finding.range.start.line == line_of(path, "y + self.pos")
+    assert "other operand" not in finding.message
+    assert "make `self.pos` in `y + self.pos` follow the input's size" in finding.message
+    assert '(from 6 up: `T = Dim("T", min=6)`)' in finding.message
+    fix = finding.message.split("Fix: ", 1)[1]
+    assert fix.index("self.pos") < fix.index("make `T` static")
 
 
 async def test_no_other_tracer_is_offered_where_it_refuses_too(engine: Engine, write) -> None:

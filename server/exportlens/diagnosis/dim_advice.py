@@ -54,6 +54,8 @@ def dim_advice(
     if kind.code != "dim-specialized" or not dim or not isinstance(value, int):
         return kind
     # Each dynamic alternative first, static last: the user declared the Dim dynamic on purpose.
+    lowest = kind.fix.get("min_size")
+    bound = f' (from {lowest} up: `{dim} = Dim("{dim}", min={lowest})`)' if isinstance(lowest, int) else ""
     names = _pinned_with(kind, str(dim), value)
     places = "their places" if len(names) > 1 else "its place"
     static = f"make {quoted_names(names)} static ({value} in {places} in `dynamic_shapes`)"
@@ -77,27 +79,30 @@ def dim_advice(
     if converted := _as_int(snippet):
         size, fix = converted
         detail = f"{kind.detail}: `{size}` makes the size a plain Python int, the example's {value}"
-        hint = f"write `{fix}` instead of `{size}`, which keeps `{dim}` symbolic; otherwise {static}"
+        hint = f"write `{fix}` instead of `{size}`, which keeps `{dim}` symbolic{bound}; otherwise {static}"
         return Kind(kind.code, detail, dict(kind.fix, hint=hint, cause="int"), kind.where)
     if statement.startswith(("if ", "elif ", "while ")):
         test = statement.split(" ", 1)[1].rstrip(":").strip()
         detail = f"{kind.detail}: for the example's size, `{test}` takes a branch that holds only for {value}"
         hint = (
             f"export with an example size for which `{test}` is false (the general branch), or make the test"
-            f" not depend on `{dim}`; otherwise {static}"
+            f" not depend on `{dim}`{bound}; otherwise {static}"
         )
         return Kind(kind.code, detail, dict(kind.fix, hint=hint, cause="branch"), kind.where)
     if owned := _module_operand(snippet):
         # The fixed size is the module's own tensor: no Dim can be given to it.
         hint = (
             f"make `{owned}` in {line} follow the input's size (slice or resize it to `{dim}`), or take"
-            f" the size from the input; otherwise {static}"
+            f" the size from the input{bound}; otherwise {static}"
         )
         return Kind(kind.code, kind.detail, dict(kind.fix, hint=hint, cause="module-tensor"), kind.where)
     if snippet and not _fixes_size(snippet):
         hint = f"give the other operand of {line} the same Dim `{dim}` in `dynamic_shapes`, or {static}"
         return Kind("dim-static-partner", kind.detail, dict(kind.fix, hint=hint), kind.where)
-    hint = f"change {line} so its size follows the input; otherwise, if `{dim}` is always {value}, {static}"
+    hint = (
+        f"change {line} so its size follows the input{bound}; otherwise, if `{dim}` is always {value},"
+        f" {static}"
+    )
     return _with(kind, hint=hint)
 
 

@@ -27,7 +27,22 @@ _EQUAL = re.compile(r"^Eq\((s\d+), (s\d+)\)$")
 
 
 def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
-    """User frames (outermost first) of the guard that caused the violation, else []."""
+    """User frames (outermost first) of the guard that caused the violation, else [].
+
+    A Dim pinned to a value also gets the smallest size the lower bounds recorded on its symbols
+    allow (`fix["min_size"]`: a conv's kernel), what keeping it dynamic needs anyway."""
+    frames = _guard_frames(record, kind)
+    value = kind.fix.get("value")
+    if kind.code == "dim-specialized" and isinstance(value, int) and frames:
+        sites = list(record.get("guard_sites") or [])
+        site = next((s for s in sites if any(f is frames[-1] for f in s.get("frames") or [])), None)
+        lowest = _lowest(sites, set((site.get("sources") or {}).keys()), value) if site else None
+        if lowest is not None:
+            kind.fix["min_size"] = lowest
+    return frames
+
+
+def _guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
     wanted = _WANTED.get(kind.code, ("eq-const", "eq-sym", "range"))
     sites = list(record.get("guard_sites") or [])
     source = str(kind.fix.get("source") or "")
@@ -116,6 +131,22 @@ def _narrowed_to(sites: list[dict[str, Any]], source: str, value: int) -> list[d
         if alive == {value}:
             return [f for f in site.get("frames") or [] if f.get("line")]
     return []
+
+
+def _lowest(sites: list[dict[str, Any]], symbols: set[str], value: int) -> int | None:
+    """The smallest size the lower bounds recorded on `symbols` allow (`s53 >= 6` at a conv with a
+    kernel of 6), when above torch's own 2 and below the pinned value."""
+    if not symbols:
+        return None
+    bounds = [
+        parsed_guard(str(site.get("expr")))
+        for site in sites
+        if site.get("kind") == "range" and set(_SYMBOLS.findall(str(site.get("expr")))) <= symbols
+    ]
+    if not bounds:
+        return None
+    lowest = next((v for v in range(2, value + 1) if all(b.holds(v) is not False for b in bounds)), None)
+    return lowest if lowest is not None and 2 < lowest < value else None
 
 
 def _same_as(sites: list[dict[str, Any]], symbols: set[str]) -> set[str]:
