@@ -509,6 +509,111 @@ EXPORTS: list[Export] = [
     Export("mingpt", "export_mingpt_training.py", "torch.export.export(model, (idx,))", None, None),
 ]
 
+# --- issue 26, items 3 and 4: Dims on the image sides of vision models; a dataclass output
+EXPORTS += [
+    # dinov2: the ViT's patch embedding asserts multiples of the patch size; the position table
+    # is used as is when `npatch == N and w == h`, else interpolated by a factor from the size.
+    Export("dinov2", "export_dinov2.py", "torch.export.export(model, (images,))", None, None),
+    Export(
+        "dinov2",
+        "export_dinov2.py",
+        'Dim("h"), 3: Dim("w")',
+        # A square example takes the `npatch == N and w == h` branch: h == w and 16 patches, so 56.
+        R(
+            "dim-specialized",
+            "dinov2/models/vision_transformer.py",
+            "if npatch == N and w == h:",
+            "UserError: Constraints violated (h, w): w and h must be equal; h specialized to 56",
+        ),
+        R(
+            "dim-specialized",
+            "dinov2/models/vision_transformer.py",
+            "if npatch == N and w == h:",
+            "UserError: Constraints violated (h, w): w and h must be equal; h specialized to 56",
+        ),
+    ),
+    Export(
+        "dinov2",
+        "export_dinov2.py",
+        'Dim("height"), 3: Dim("width")',
+        R(
+            "dim-range-narrowed",
+            "dinov2/layers/patch_embed.py",
+            "assert H % patch_H == 0",
+            "UserError: Not all values of height satisfy (height % 14) == 0 (suggested: height = 14*_height;"
+            " width = 14*_width)",
+        ),
+        R(
+            "dim-range-narrowed",
+            "dinov2/layers/patch_embed.py",
+            "assert H % patch_H == 0",
+            "UserError: Not all values of height satisfy (height % 14) == 0 (suggested: height = 14*_height;"
+            " width = 14*_width)",
+        ),
+    ),
+    Export("dinov2", "export_dinov2.py", "dynamic_shapes=((patches,),)", None, None),
+    # basicsr: the x2 RRDBNet pixel-unshuffles first, which asserts even sides.
+    Export("basicsr", "export_basicsr.py", "torch.export.export(model, (low_res,))", None, None),
+    Export(
+        "basicsr",
+        "export_basicsr.py",
+        'torch.export.export(model, (low_res,), dynamic_shapes=({2: Dim("h")',
+        R(
+            "dim-range-narrowed",
+            "basicsr/archs/arch_util.py",
+            "assert hh % scale == 0 and hw % scale == 0",
+            "UserError: Not all values of h satisfy (h % 2) == 0 (suggested: h = 2*_h; w = 2*_w)",
+        ),
+        R(
+            "dim-range-narrowed",
+            "basicsr/archs/arch_util.py",
+            "assert hh % scale == 0 and hw % scale == 0",
+            "UserError: Not all values of h satisfy (h % 2) == 0 (suggested: h = 2*_h; w = 2*_w)",
+        ),
+    ),
+    Export("basicsr", "export_basicsr.py", '2 * Dim("h2"', None, None),
+    Export("basicsr", "export_basicsr.py", "torch.export.export(x4,", None, None),
+    # efficientnet: TensorFlow's SAME padding from `math.ceil(ih / sh)`; torch proves the padding
+    # test for no plain Dim (every size passes it), for multiples of the stride it does.
+    Export(
+        "efficientnet",
+        "export_efficientnet.py",
+        'Dim("h"), 3: Dim("w")',
+        R(
+            "dim-range-narrowed",
+            "efficientnet_pytorch/utils.py",
+            "if pad_h > 0 or pad_w > 0:",
+            "UserError: Not all values of h satisfy max(0, 1 - h + 2*math.ceil(h / 2)) > 0 (no fix)",
+        ),
+        R(
+            "dim-range-narrowed",
+            "efficientnet_pytorch/utils.py",
+            "if pad_h > 0 or pad_w > 0:",
+            "UserError: Not all values of h satisfy max(0, 1 - h + 2*math.ceil(h / 2)) > 0 (no fix)",
+        ),
+    ),
+    Export("efficientnet", "export_efficientnet.py", '2 * Dim("h2"', None, None),
+    # cryoet: the detector returns a plain @dataclass, which torch cannot flatten.
+    Export(
+        "cryoet",
+        "export_cryoet.py",
+        "torch.export.export(model, (volume,))",
+        R(
+            "unflattenable-output",
+            "cryoet/modelling/detection/unet3d_detection.py",
+            "return ObjectDetectionOutput(",
+            "RuntimeError: Found <class '...ObjectDetectionOutput'> in output, which is not a known type",
+        ),
+        R(
+            "unflattenable-output",
+            "cryoet/modelling/detection/unet3d_detection.py",
+            "return ObjectDetectionOutput(",
+            "AssertionError: Encountered unrecognized type UserDefinedObjectVariable(ObjectDetectionOutput)"
+            " at output 0",
+        ),
+    ),
+]
+
 # Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it
 # can (here only inferred inputs), torch exports those on the same inputs (bench/realcode_truth.py
 # builds them the plain Python way). No error finding in any model file; these modules exported:

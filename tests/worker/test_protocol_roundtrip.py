@@ -54,6 +54,7 @@ RECORD: protocol.FailureRecord = {
         }
     ],
     "more_skipped": "meta",
+    "output_site": {"path": "/w/net.py", "line": 12, "name": "forward"},
 }
 SUMMARY: protocol.ExportSummary = {
     "ops": 2,

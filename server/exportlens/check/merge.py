@@ -3,6 +3,7 @@
 Strict (dynamo) and non-strict (fake tensors) disagree in both directions. A finding both raise at
 the same culprit is said once, as both tracers'; one that only a single tracer raises says what the
 other did: exported the module, refused this same line for another reason, or stopped elsewhere.
+The fix "or export in the other tracer" is offered only where that tracer is not known to refuse.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def merge_tracers(findings: list[Finding], exported: dict[str, bool]) -> list[Fi
             if first.mode != finding.mode:
                 refused = first.severity == "error" and registered(first.code).refusal
                 note = " (both tracers refuse)" if refused else ""
-                merged[key] = replace(first, mode="both", message=first.message + note)
+                merged[key] = replace(first, mode="both", message=_without_switch(first) + note)
             continue
         merged[key] = finding
         order.append(key)
@@ -37,11 +38,20 @@ def merge_tracers(findings: list[Finding], exported: dict[str, bool]) -> list[Fi
         finding = merged[key]
         other = OTHER.get(finding.mode or "")
         if other and finding.severity == "error" and registered(finding.code).refusal:
-            finding = replace(
-                finding, message=finding.message + _other_tracer(finding, other, findings, exported)
-            )
+            message = finding.message if not _refuses(other, exported) else _without_switch(finding)
+            finding = replace(finding, message=message + _other_tracer(finding, other, findings, exported))
         result.append(finding)
     return result
+
+
+def _refuses(mode: str, exported: dict[str, bool]) -> bool:
+    return mode in exported and not exported[mode]
+
+
+def _without_switch(finding: Finding) -> str:
+    """The message without its "or export in the other tracer": that tracer refuses too."""
+    switch = registered(finding.code).switch
+    return finding.message.replace(f", or {switch}.", ".", 1) if switch else finding.message
 
 
 def _other_tracer(finding: Finding, other: str, findings: list[Finding], exported: dict[str, bool]) -> str:
@@ -60,9 +70,11 @@ def _other_tracer(finding: Finding, other: str, findings: list[Finding], exporte
     if unfinished:
         return f" ({name} did not finish this module: `{unfinished[0].code}`)"
     if theirs:
+        # Not "only this tracer stops here": the other one refused elsewhere and may never have
+        # reached this line; another finding of the module may well say both tracers refuse.
         where = theirs[0]
         return (
-            f" (only {TRACER_NAMES[finding.mode or '']} stops here; {name} refuses this module at line "
+            f" (seen in {TRACER_NAMES[finding.mode or '']} only; {name} refuses this module at line "
             f"{where.range.start.line + 1}, as `{where.code}`)"
         )
     return f" ({name} did not finish this module either)"

@@ -39,6 +39,9 @@ class Code:
     # The check did not finish, so whether torch exports the module is not known: the CLI exits
     # 3 when nothing is an error but something is undecided (a timeout must not pass CI quietly).
     undecided: bool = False
+    # The other tracer, offered after the fix (`use strict mode`) when only one tracer refuses this:
+    # dropped where both tracers are known to refuse (merge.py).
+    switch: str = ""
 
     @property
     def anchor(self) -> str:
@@ -58,5 +61,6 @@ def _c(
     library: bool = False,
     fixes: tuple[str, ...] = (),
     undecided: bool = False,
+    switch: str = "",
 ) -> Code:
-    return Code(code, why, fix, severity, url, refusal, tracer, library, fixes, undecided)
+    return Code(code, why, fix, severity, url, refusal, tracer, library, fixes, undecided, switch)

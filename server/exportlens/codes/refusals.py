@@ -30,8 +30,9 @@ CODES: dict[str, Code] = {
         _c(
             "tensor-to-python-scalar",
             "`float()`/`int()`/`bool()` of a tensor needs its value, which fake tensors do not have",
-            "keep the value a tensor (compute with it instead of converting it), or use strict mode",
+            "keep the value a tensor (compute with it instead of converting it)",
             tracer="non-strict",
+            switch="use strict mode",
             library=True,
         ),
         _c(
@@ -44,8 +45,9 @@ CODES: dict[str, Code] = {
         _c(
             "tensor-numpy",
             "`.numpy()` needs real data; fake tensors have none",
-            "use the torch equivalent of the numpy call, or export in strict mode (dynamo traces numpy)",
+            "use the torch equivalent of the numpy call",
             tracer="non-strict",
+            switch="export in strict mode (dynamo traces numpy)",
             library=True,
         ),
         _c(
@@ -124,30 +126,34 @@ CODES: dict[str, Code] = {
         _c(
             "unsupported-builtin",
             "a Python builtin (e.g. `open`, `print` in old torch) cannot be traced by dynamo",
-            "move it out of forward, or export non-strict",
+            "move it out of forward",
             tracer="strict",
             library=True,
+            switch="export non-strict",
         ),
         _c(
             "untraceable-call",
             "a call dynamo will not trace (`time.time`, `random`, `torch.manual_seed`, a C extension)",
-            "move it out of forward (pass the value in as an input), or export non-strict",
+            "move it out of forward (pass the value in as an input)",
             tracer="strict",
+            switch="export non-strict",
             library=True,
         ),
         _c(
             "unsupported-python",
             "Python that dynamo cannot trace (e.g. `json`, some library calls)",
-            "move it out of forward, or export non-strict",
+            "move it out of forward",
             tracer="strict",
+            switch="export non-strict",
             library=True,
         ),
         _c(
             "observed-exception",
             "dynamo hit a Python exception while tracing this line (e.g. an f-string "
             "or `hash()` of a tensor)",
-            "avoid formatting / hashing tensors inside forward, or export non-strict",
+            "avoid formatting / hashing tensors inside forward",
             tracer="strict",
+            switch="export non-strict",
             library=True,
         ),
         _c(

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .guard_value import only_values, passes, printed_guards
-from .kind import Kind, first_line, suggested_fixes
+from .guard_value import exact_at, only_values, passes, printed_guards
+from .kind import Kind, first_line, quoted_names, suggested_fixes
 
 _SPECIALIZED = re.compile(
     r"You marked (?P<dim>\w+) as dynamic but your code specialized it to be a constant "
@@ -32,6 +32,8 @@ OUT_OF_RANGE = re.compile(
     r"|(?P<input>\S+) is outside of specified dynamic range \[(?P<min2>[^,\]]+), "
     r"(?P<max2>[^\]]+)\]|Guard failed: (?P<guard>.+)"
 )
+# A guard through float arithmetic on a size, as torch prints it.
+_FLOAT = re.compile(r"sym_float|ToFloat|FloatTrueDiv|\d\.\d|[^/]/[^/]")
 _MULTIPLE = re.compile(r"^(?P<dim>\w+) = (?P<factor>\d+)\*(?P<base>\w+)$")
 
 
@@ -83,6 +85,10 @@ def constraint(message: str) -> Kind:
     printed = printed_guards(message)
     for dim, source, guard in printed:
         # An equality only a few sizes pass (`(rows // 2) == 3`): a constant, whatever torch suggests.
+        # Not one through float arithmetic (DINOv2's `(0.1 + sym_float(h // 14)) / 4.0 == 1.025`):
+        # torch exports with the fix it suggests and keeps that one as a runtime assertion.
+        if _FLOAT.search(guard):
+            continue
         others = [g for d, _, g in printed if d == dim]
         values = [v for v in only_values(guard) if all(passes(g, v) is not False for g in others)]
         if len(values) == 1:  # several sizes left are a range: dim-range-narrowed below
@@ -97,13 +103,27 @@ def constraint(message: str) -> Kind:
         detail = f"not every value of `{m['dim']}` passes the code's shape test"
         multiple = next((d for d in map(_MULTIPLE.match, fixes) if d and d["dim"] == m["dim"]), None)
         if multiple:
-            # Patches / heads / reshapes: the size must divide evenly (torch: `h = 8*_h`).
-            detail = f"`{m['dim']}` must be a multiple of {multiple['factor']}"
-            fix["multiple_of"] = int(multiple["factor"])
+            # Patches / heads / reshapes: the size must divide evenly (torch: `h = 8*_h`), often
+            # for every side alike (torch suggests `w = 8*_w` too): each is named.
+            factor = int(multiple["factor"])
+            dims = [d["dim"] for d in map(_MULTIPLE.match, fixes) if d and int(d["factor"]) == factor]
+            fix["multiple_of"] = factor
+            fix["dims"] = dims
+            many = "multiples" if len(dims) > 1 else "a multiple"
+            detail = f"{quoted_names(dims)} must be {many} of {factor}"
+            fix["hint"] = f"declare {_multiples(dims, factor)}, and give example sizes that are multiples"
+        elif not fixes and (exact := exact_multiple(printed, m["dim"])):
+            # Every size passes, but through a rounded division torch cannot reason about.
+            factor, dims = exact
+            fix["exact_multiple"] = factor
+            fix["dims"] = dims
+            detail = (
+                f"every size of {quoted_names(dims)} passes the code's shape test, but torch cannot prove"
+                " it: the size goes through a rounded division"
+            )
             fix["hint"] = (
-                f"declare `{m['dim']}` as a multiple of {multiple['factor']} "
-                f"(`{multiple['base']} = Dim(...)`, `{m['dim']} = {multiple['factor']}*{multiple['base']}`), "
-                "and give an example size that is one"
+                f"declare {_multiples(dims, factor)}, for which every division is exact; otherwise make "
+                f"{quoted_names(dims)} static"
             )
         elif left := sizes_left(message, m["dim"], [g for d, _, g in printed if d == m["dim"]]):
             fix["sizes_left"] = left
@@ -125,6 +145,50 @@ def constraint(message: str) -> Kind:
             where="args",
         )
     return Kind("dim-specialized", first_line(message), {"suggested": fixes}, where="guard")
+
+
+# Sizes a "passes everywhere" verdict is read from: every small one, a few large ones.
+_PROBES = (*range(2, 65), 96, 127, 128, 129, 200, 255, 256, 1000)
+
+
+def exact_multiple(printed: list[tuple[str, str, str]], dim: str) -> tuple[int, list[str]] | None:
+    """(k, dims) when, above some small size, every size of `dim` passes each of its printed
+    guards, and at multiples of k every division in them is exact: torch cannot prove a guard like
+    `max(0, 1 - h + 2*math.ceil(h / 2)) > 0` for a plain Dim (a conv's SAME padding), but can
+    for `h = k * _h`. `dims`: `dim` and the other Dims whose guards are alike (the other side)."""
+    by_dim: dict[str, list[str]] = {}
+    for name, _, guard in printed:
+        by_dim.setdefault(name, []).append(guard)
+    if dim not in by_dim:
+        return None
+
+    def start(guards: list[str]) -> int | None:
+        """The size from which every probed size passes (a Dim's own minimum is 2)."""
+        ok = [all(passes(g, v) is True for g in guards) for v in _PROBES]
+        first = next((i for i in range(len(ok)) if all(ok[i:])), None)
+        return None if first is None or _PROBES[first] > 16 else _PROBES[first]
+
+    def exact(guards: list[str], k: int, low: int) -> bool:
+        sizes = [k * n for n in range(1, 25) if k * n >= low]
+        return all(exact_at(g, v) is True and passes(g, v) is True for g in guards for v in sizes)
+
+    low = start(by_dim[dim])
+    if low is None:
+        return None
+    factor = next((k for k in range(2, 129) if exact(by_dim[dim], k, low)), None)
+    if factor is None:
+        return None
+    dims = [
+        d for d, guards in by_dim.items() if (low := start(guards)) is not None and exact(guards, factor, low)
+    ]
+    return factor, dims
+
+
+def _multiples(dims: list[str], factor: int) -> str:
+    """`h` and `w` as multiples of 14 (`h = 14 * Dim("_h")`, `w = 14 * Dim("_w")`)."""
+    declared = ", ".join(f'`{d} = {factor} * Dim("_{d}")`' for d in dims)
+    many = "multiples" if len(dims) > 1 else "a multiple"
+    return f"{quoted_names(dims)} as {many} of {factor} ({declared})"
 
 
 # sympy's words when torch's Dim solver cannot reduce a guard (it names the Dim `x`, its own dummy).

@@ -14,7 +14,7 @@ from typing import Any
 
 from .context import DiagnosisContext
 from .guard_value import sizes_passing
-from .kind import Kind
+from .kind import Kind, quoted_names
 from .locate import short_path
 
 # Calls that turn a size into a plain Python int: the Dim becomes the example's value.
@@ -23,6 +23,8 @@ _TO_INT = {"len", "int", "range", "float"}
 _ITERATE = {"zip", "enumerate", "iter", "list", "tuple", "reversed", "map"}
 # torch's recurrent layers: exported by a decomposition that loops over the time steps.
 _RNN = re.compile(r"/torch/nn/modules/rnn\.py$")
+# torch's fix that makes a Dim static: `w = 56`.
+_STATIC_FIX = re.compile(r"^(?P<dim>\w+) = (?P<value>-?\d+)$")
 # An input's size as torch names it: `L['x'].size()[2]`.
 _SOURCE = re.compile(r"L\['(?P<input>\w+)'\].*\.size\(\)\[(?P<dim>\d+)\]$")
 
@@ -51,15 +53,20 @@ def dim_advice(
         return _with(kind, hint=f"use one Dim for both (`{kind.fix['other']} = {dim}`)")
     if kind.code != "dim-specialized" or not dim or not isinstance(value, int):
         return kind
-    static = f"make `{dim}` static ({value} in its place in `dynamic_shapes`)"
+    # Each dynamic alternative first, static last: the user declared the Dim dynamic on purpose.
+    lowest = kind.fix.get("min_size")
+    bound = f' (from {lowest} up: `{dim} = Dim("{dim}", min={lowest})`)' if isinstance(lowest, int) else ""
+    names = _pinned_with(kind, str(dim), value)
+    places = "their places" if len(names) > 1 else "its place"
+    static = f"make {quoted_names(names)} static ({value} in {places} in `dynamic_shapes`)"
     if layer is not None and _RNN.search(str(layer["path"])):
         detail = (
             f"{kind.detail}: torch exports its recurrent layers (nn.LSTM / nn.GRU / nn.RNN) by a"
             f" decomposition that loops over the time steps ({short_path(str(layer['path']))})"
         )
         hint = (
-            f"{static}; for any length, export one time step (a cell: `nn.LSTMCell`, `nn.GRUCell`,"
-            " `nn.RNNCell`, or the layer on a length-1 sequence) and loop outside the exported program"
+            "for any length, export one time step (a cell: `nn.LSTMCell`, `nn.GRUCell`, `nn.RNNCell`, or"
+            f" the layer on a length-1 sequence) and loop outside the exported program; otherwise {static}"
         )
         return Kind(kind.code, detail, dict(kind.fix, hint=hint, cause="torch-layer"), kind.where)
     if layer is not None:
@@ -67,13 +74,77 @@ def dim_advice(
         return Kind(kind.code, kind.detail, dict(kind.fix, hint=hint, cause="torch-layer"), kind.where)
     if _loops(snippet, statement):
         detail = f"{kind.detail}: the Python loop `{statement.rstrip(':')}` runs once per element"
-        hint = f"{static}, or replace the loop over `{dim}` by tensor operations on the whole dim"
+        hint = f"replace the loop over `{dim}` by tensor operations on the whole dim; otherwise {static}"
         return Kind(kind.code, detail, dict(kind.fix, hint=hint, cause="loop"), kind.where)
+    if converted := _as_int(snippet):
+        size, fix = converted
+        detail = f"{kind.detail}: `{size}` makes the size a plain Python int, the example's {value}"
+        hint = f"write `{fix}` instead of `{size}`, which keeps `{dim}` symbolic{bound}; otherwise {static}"
+        return Kind(kind.code, detail, dict(kind.fix, hint=hint, cause="int"), kind.where)
+    if statement.startswith(("if ", "elif ", "while ")):
+        test = statement.split(" ", 1)[1].rstrip(":").strip()
+        detail = f"{kind.detail}: for the example's size, `{test}` takes a branch that holds only for {value}"
+        hint = (
+            f"export with an example size for which `{test}` is false (the general branch), or make the test"
+            f" not depend on `{dim}`{bound}; otherwise {static}"
+        )
+        return Kind(kind.code, detail, dict(kind.fix, hint=hint, cause="branch"), kind.where)
+    if owned := _module_operand(snippet):
+        # The fixed size is the module's own tensor: no Dim can be given to it.
+        hint = (
+            f"make `{owned}` in {line} follow the input's size (slice or resize it to `{dim}`), or take"
+            f" the size from the input{bound}; otherwise {static}"
+        )
+        return Kind(kind.code, kind.detail, dict(kind.fix, hint=hint, cause="module-tensor"), kind.where)
     if snippet and not _fixes_size(snippet):
         hint = f"give the other operand of {line} the same Dim `{dim}` in `dynamic_shapes`, or {static}"
         return Kind("dim-static-partner", kind.detail, dict(kind.fix, hint=hint), kind.where)
-    hint = f"if `{dim}` is always {value}, {static}; otherwise change {line} so its size follows the input"
+    hint = (
+        f"change {line} so its size follows the input{bound}; otherwise, if `{dim}` is always {value},"
+        f" {static}"
+    )
     return _with(kind, hint=hint)
+
+
+def _pinned_with(kind: Kind, dim: str, value: int) -> list[str]:
+    """`dim` and the other Dims torch's fixes pin to the same value (`h = 56; w = 56`)."""
+    fixes = [*(kind.fix.get("suggested") or []), *(kind.fix.get("torch_suggested") or [])]
+    others = [m["dim"] for m in map(_STATIC_FIX.match, fixes) if m and int(m["value"]) == value]
+    return list(dict.fromkeys([dim, *others]))
+
+
+def _as_int(snippet: str) -> tuple[str, str] | None:
+    """(`len(x)`, `x.shape[0]`) or (`int(x.shape[1])`, `x.shape[1]`): a size made a Python int."""
+    for node in _nodes(snippet):
+        if isinstance(node, ast.Call) and len(node.args) == 1 and _called(node) in ("len", "int"):
+            arg = node.args[0]
+            if _called(node) == "len" and isinstance(arg, ast.Name | ast.Attribute):
+                return ast.unparse(node), f"{ast.unparse(arg)}.shape[0]"
+            if _called(node) == "int" and _is_size(arg):
+                return ast.unparse(node), ast.unparse(arg)
+    return None
+
+
+def _is_size(node: ast.expr) -> bool:
+    """`x.shape[k]`, `x.size(k)`, `x.size()[k]`."""
+    if isinstance(node, ast.Subscript):
+        base = node.value
+        return (isinstance(base, ast.Attribute) and base.attr == "shape") or (
+            isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr == "size"
+        )
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+
+
+def _module_operand(snippet: str) -> str:
+    """`self.pos_embed` when an operand of the operation in `snippet` is the module's own."""
+    for node in _nodes(snippet):
+        if isinstance(node, ast.BinOp | ast.Compare):
+            pair = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.left, *node.comparators]
+            for operand in pair:
+                target = operand.func if isinstance(operand, ast.Call) else operand
+                if _is_self_attr(target):
+                    return ast.unparse(target)
+    return ""
 
 
 def _left_hint(dim: str, left: dict[str, Any], line: str) -> str:

@@ -9,6 +9,8 @@ others (`Eq(Mod(512*s77, 1024), 0)`: "even") leave other sizes possible.
 from __future__ import annotations
 
 import ast
+import functools
+import math
 import operator
 import re
 from collections.abc import Callable
@@ -42,7 +44,25 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "Max": max,
     "Min": min,
     "IntInfinity": lambda: 10**18,
+    # Sizes through float arithmetic (`math.ceil(ih / sh)`), as sites and messages print them.
+    "max": max,
+    "min": min,
+    "torch.sym_max": max,  # 2.15 prints max/min so
+    "torch.sym_min": min,
+    "math.ceil": math.ceil,
+    "math.floor": math.floor,
+    "math.trunc": math.trunc,
+    "torch.sym_float": float,
+    "CeilToInt": math.ceil,
+    "FloorToInt": math.floor,
+    "TruncToInt": math.trunc,
+    "ToFloat": float,
+    "IntTrueDiv": operator.truediv,
+    "FloatTrueDiv": operator.truediv,
 }
+# The divisions of a size: exact for a multiple of the divisor (see `exact_at`).
+_DIVIDING = {ast.Div, ast.FloorDiv}
+_DIVIDING_CALLS = {"IntTrueDiv", "FloatTrueDiv", "FloorDiv"}
 # Probes well past the value: a guard pins the Dim when it holds at none of them.
 _PROBE_FACTORS = (2, 3, 5)
 # Sizes to tell two guards apart by: small ones (each remainder) and a few large ones.
@@ -93,13 +113,14 @@ def only_values(guard: str) -> list[int]:
     text = from_message(guard)
     if "==" not in text and "Eq(" not in text:
         return []
-    passing = [p for p in range(1, 2049) if holds(text, {"s0": p}) is True]
+    parsed = parsed_guard(text)
+    passing = [p for p in range(1, 2049) if parsed.holds(p) is True]
     return passing if passing and len(passing) <= 32 and passing[-1] < 1024 else []
 
 
 def passes(guard: str, size: int) -> bool | None:
     """Whether a guard as torch's message prints it holds with its Dim at `size`."""
-    return holds(from_message(guard), {"s0": size})
+    return parsed_guard(guard).holds(size)
 
 
 def from_message(guard: str) -> str:
@@ -129,51 +150,105 @@ def signature(expr: str) -> tuple[bool, ...] | None:
 
 def sizes_passing(expr: str, limit: int = 2048) -> list[int]:
     """The sizes (every symbol at that size) at which a recorded guard holds."""
-    one = _SYMBOL.sub("s0", expr)
-    return [p for p in range(1, limit + 1) if holds(one, {"s0": p}) is True]
+    guard = parsed_guard(expr)
+    return [p for p in range(1, limit + 1) if guard.holds(p) is True]
 
 
 def splits(site_expr: str, factor: int) -> bool:
     """The guard holds at multiples of `factor`, fails between them and repeats only every
     `factor` sizes: it asks for the multiple, not for a divisor of it (an evenness guard)."""
-    one = _SYMBOL.sub("s0", site_expr)
+    guard = parsed_guard(site_expr)
     base = factor * 8
-    if not all(holds(one, {"s0": base * k}) is True for k in (1, 2)):
+    if not all(guard.holds(base * k) is True for k in (1, 2)):
         return False
-    pattern = [holds(one, {"s0": base + j}) for j in range(2 * factor)]
+    pattern = [guard.holds(base + j) for j in range(2 * factor)]
     if False not in pattern[1:factor]:
         return False
     divisors = [d for d in range(1, factor) if factor % d == 0]
     return not any(all(pattern[j] == pattern[j + d] for j in range(factor)) for d in divisors)
 
 
-def _eval(node: ast.expr, values: dict[str, int]) -> Any:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int):  # bool is an int too
-        return int(node.value)
+def exact_at(expr: str, size: int) -> bool | None:
+    """Whether every division in the guard (`h // 2`, `math.ceil(h / 2)`) is exact with its
+    symbols at `size`; None when it cannot be evaluated. torch proves a guard over a Dim that
+    is a multiple of the divisors (`h = 2 * _h`), not over a plain one."""
+    return parsed_guard(expr).exact(size)
+
+
+class ParsedGuard:
+    """A guard (a site's sympy text or a message's Python text, any symbol) parsed once, to be
+    evaluated at many sizes with every symbol at that size."""
+
+    def __init__(self, expr: str) -> None:
+        try:
+            self.tree: ast.expr | None = ast.parse(from_message(_SYMBOL.sub("s0", expr)), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            self.tree = None
+
+    def holds(self, size: int) -> bool | None:
+        return self._run(size, None)
+
+    def exact(self, size: int) -> bool | None:
+        remainders: list[bool] = []
+        return None if self._run(size, remainders) is None else not any(remainders)
+
+    def _run(self, size: int, remainders: list[bool] | None) -> bool | None:
+        if self.tree is None:
+            return None
+        try:
+            return bool(_eval(self.tree, {"s0": size}, remainders))
+        except (_Unknown, ArithmeticError, TypeError, ValueError, RecursionError):
+            return None
+
+
+@functools.lru_cache(maxsize=256)
+def parsed_guard(expr: str) -> ParsedGuard:
+    return ParsedGuard(expr)
+
+
+def _eval(node: ast.expr, values: dict[str, int], remainders: list[bool] | None = None) -> Any:
+    """The expression's value; each division's remainder (is there one) noted in `remainders`."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):  # bool is an int too
+        return node.value if isinstance(node.value, float) else int(node.value)
     if isinstance(node, ast.Name):
         if node.id in values:
             return values[node.id]
         raise _Unknown(node.id)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval(node.operand, values)
+        return -_eval(node.operand, values, remainders)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_eval(node.left, values), _eval(node.right, values))
+        left, right = _eval(node.left, values, remainders), _eval(node.right, values, remainders)
+        if remainders is not None and type(node.op) in _DIVIDING and right:
+            remainders.append(left % right != 0)
+        return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.BoolOp):  # `3 <= s0 and s0 <= IntInfinity()`
-        results = [bool(_eval(v, values)) for v in node.values]
+        results = [bool(_eval(v, values, remainders)) for v in node.values]
         return all(results) if isinstance(node.op, ast.And) else any(results)
     if isinstance(node, ast.Compare):
-        left = _eval(node.left, values)
+        left = _eval(node.left, values, remainders)
         for op, right_node in zip(node.ops, node.comparators, strict=True):
             if type(op) not in _COMPARE:
                 raise _Unknown(type(op).__name__)
-            right = _eval(right_node, values)
+            right = _eval(right_node, values, remainders)
             if not _COMPARE[type(op)](left, right):
                 return False
             left = right
         return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS:
+    if isinstance(node, ast.Call) and (name := _called(node)) in _FUNCTIONS:
         if node.keywords:
             raise _Unknown("keywords")
-        args = [_eval(a, values) for a in node.args]
-        return _FUNCTIONS[node.func.id](*args)
+        args = [_eval(a, values, remainders) for a in node.args]
+        if remainders is not None and name in _DIVIDING_CALLS and len(args) == 2 and args[1]:
+            remainders.append(args[0] % args[1] != 0)
+        return _FUNCTIONS[name](*args)
     raise _Unknown(type(node).__name__)
+
+
+def _called(node: ast.Call) -> str:
+    """`Max`, `math.ceil`: the function's dotted name (a name or one attribute of a name)."""
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .guard_value import from_message, pins, printed_guards, signature, splits
+from .guard_value import from_message, parsed_guard, pins, printed_guards, signature, splits
 from .kinds import Kind
 
 _WANTED = {
@@ -22,10 +22,27 @@ _WANTED = {
     "dims-must-be-equal": ("eq-sym",),
 }
 _TEXT_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)')
+_SYMBOLS = re.compile(r"\b[su]\d+\b")
+_EQUAL = re.compile(r"^Eq\((s\d+), (s\d+)\)$")
 
 
 def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
-    """User frames (outermost first) of the guard that caused the violation, else []."""
+    """User frames (outermost first) of the guard that caused the violation, else [].
+
+    A Dim pinned to a value also gets the smallest size the lower bounds recorded on its symbols
+    allow (`fix["min_size"]`: a conv's kernel), what keeping it dynamic needs anyway."""
+    frames = _guard_frames(record, kind)
+    value = kind.fix.get("value")
+    if kind.code == "dim-specialized" and isinstance(value, int) and frames:
+        sites = list(record.get("guard_sites") or [])
+        site = next((s for s in sites if any(f is frames[-1] for f in s.get("frames") or [])), None)
+        lowest = _lowest(sites, set((site.get("sources") or {}).keys()), value) if site else None
+        if lowest is not None:
+            kind.fix["min_size"] = lowest
+    return frames
+
+
+def _guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
     wanted = _WANTED.get(kind.code, ("eq-const", "eq-sym", "range"))
     sites = list(record.get("guard_sites") or [])
     source = str(kind.fix.get("source") or "")
@@ -60,8 +77,11 @@ def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
         return printed
     value = kind.fix.get("value")
     if kind.code == "dim-specialized" and source and isinstance(value, int):
-        # The guard that leaves the Dim one value (`(rows // 2) == 3` at the loop), not the earlier
-        # ones that only restrict it (`rows` even, at the reshape).
+        # The guard after which the Dim has one value left (`(rows // 2) == 3` at the loop, not the
+        # earlier ones that only restrict it: `rows` even, at the reshape), with the guards before
+        # it: `if npatch == N and w == h` leaves 56 only with the patch size's `h % 14 == 0`.
+        if narrowing := _narrowed_to(sites, source, value):
+            return narrowing
         for site in sites:
             symbols = [
                 s
@@ -84,6 +104,60 @@ def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
             continue
         return [f for f in site["frames"] if f.get("line")]
     return _message_stack(record)
+
+
+def _narrowed_to(sites: list[dict[str, Any]], source: str, value: int) -> list[dict[str, Any]]:
+    """Frames of the first site after which, with every site before it, only `value` is left for
+    the Dim of `source` (and the symbols a site equates with it: `Eq(s0, s1)`)."""
+    equal = _same_as(
+        sites,
+        {
+            s
+            for site in sites
+            for s, names in (site.get("sources") or {}).items()
+            if any(_same_source(source, n) for n in names)
+        },
+    )
+    if not equal:
+        return []
+    probes = {value * k + j for k in (2, 3, 5) for j in (0, 1)}
+    alive = set(range(2, max(2 * value, 64) + 1)) | probes
+    for site in sites:
+        expr = str(site.get("expr"))
+        if not set(_SYMBOLS.findall(expr)) <= equal:
+            continue
+        guard = parsed_guard(expr)
+        alive = {v for v in alive if guard.holds(v) is not False}
+        if alive == {value}:
+            return [f for f in site.get("frames") or [] if f.get("line")]
+    return []
+
+
+def _lowest(sites: list[dict[str, Any]], symbols: set[str], value: int) -> int | None:
+    """The smallest size the lower bounds recorded on `symbols` allow (`s53 >= 6` at a conv with a
+    kernel of 6), when above torch's own 2 and below the pinned value."""
+    if not symbols:
+        return None
+    bounds = [
+        parsed_guard(str(site.get("expr")))
+        for site in sites
+        if site.get("kind") == "range" and set(_SYMBOLS.findall(str(site.get("expr")))) <= symbols
+    ]
+    if not bounds:
+        return None
+    lowest = next((v for v in range(2, value + 1) if all(b.holds(v) is not False for b in bounds)), None)
+    return lowest if lowest is not None and 2 < lowest < value else None
+
+
+def _same_as(sites: list[dict[str, Any]], symbols: set[str]) -> set[str]:
+    """`symbols` and every symbol a site's plain equality (`Eq(s1, s2)`) ties to them."""
+    pairs = [m.groups() for site in sites if (m := _EQUAL.match(str(site.get("expr"))))]
+    grown = set(symbols)
+    while True:
+        more = {b for a, b in pairs if a in grown} | {a for a, b in pairs if b in grown}
+        if more <= grown:
+            return grown
+        grown |= more
 
 
 def _printed_site(

@@ -38,3 +38,9 @@ def short(text: str, limit: int = 160) -> str:
 def first_line(message: str) -> str:
     lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
     return lines[0] if lines else ""
+
+
+def quoted_names(names: list[str]) -> str:
+    """`h`; `h` and `w`; `a`, `b` and `c`."""
+    quoted = [f"`{n}`" for n in names]
+    return " and ".join([", ".join(quoted[:-1]), quoted[-1]]) if len(quoted) > 1 else "".join(quoted)

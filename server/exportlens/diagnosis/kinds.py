@@ -82,9 +82,7 @@ def data_dependent_kind(record: dict[str, Any], snippet: str, statement: str) ->
         if m := _CONVERTERS.match(snippet):
             # The user's own value: `int(torch.max(lengths).item())` -> keep `torch.max(lengths)`.
             inner = re.sub(r"\.item\(\)$", "", snippet[m.end() : -1].strip()) if snippet.endswith(")") else ""
-            hint = (
-                f"keep `{inner}` a tensor instead of `{m[1]}(...)` of it, or use strict mode" if inner else ""
-            )
+            hint = f"keep `{inner}` a tensor instead of `{m[1]}(...)` of it" if inner else ""
             return Kind("tensor-to-python-scalar", f"`{snippet}`", dict(fix, hint=hint))
     if _UNBACKED_BOOL.match(cond):
         return Kind("data-dependent-branch", f"`{snippet}`", fix)

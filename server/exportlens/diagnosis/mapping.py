@@ -125,7 +125,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     elif kind.where in ("args", "dynamic_shapes"):
         places, culprit = [], export_call_place(ctx, kind.where)
     elif kind.where == "return":
-        places, culprit = [], return_place(ctx, str(kind.fix.get("class", "")))
+        places, culprit = [], return_place(ctx, str(kind.fix.get("class", "")), record)
     elif kind.where == "anchor":
         places, culprit = [], None
     if culprit is None:
@@ -176,7 +176,8 @@ def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContex
     if code == "dim-example-too-small" and fixes:
         return f"{head} Fix: {entry.fix}."
     suggested = f" torch suggests: {'; '.join(fixes)}." if fixes else ""
-    return f"{head} Fix: {kind.fix.get('hint') or entry.fix}.{suggested}"
+    switch = f", or {entry.switch}" if entry.switch else ""  # merge.py drops it where both refuse
+    return f"{head} Fix: {kind.fix.get('hint') or entry.fix}{switch}.{suggested}"
 
 
 def _with_library(message: str, shown: str, name: str) -> str:

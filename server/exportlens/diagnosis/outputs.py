@@ -1,8 +1,12 @@
 """A forward that returns an object torch cannot flatten (a `@dataclass`, a plain class).
 
 torch.export flattens outputs with pytree; a class it does not know stops the export at the end,
-after tracing everything ("Found <class 'm.DetectorOutput'> in output, which is not a known type").
-The finding belongs on the `return` that builds the object, with what to register.
+after tracing everything. Non-strict says "Found <class 'm.DetectorOutput'> in output, which is
+not a known type"; strict (dynamo) "Encountered unrecognized type
+UserDefinedObjectVariable(DetectorOutput) at output 0". Neither names a user line. The finding
+belongs on the `return` that builds the object, with what to register: the child saw that
+`return` in its eager pass (`output_site`, worker/output_site.py); without it (no eager pass),
+the `return` in the checked file's class that builds the class.
 """
 
 from __future__ import annotations
@@ -11,12 +15,16 @@ import ast
 import re
 from typing import Any
 
+from ..document import Document
 from .context import DiagnosisContext
 from .kinds import Kind
-from .locate import Place
+from .locate import Place, is_workspace
 
 CODE = "unflattenable-output"
-_NOT_PYTREE_OUTPUT = re.compile(r"Found <class '(?P<type>[\w.]+)'> in outputs?, which is not a known type")
+_NOT_PYTREE_OUTPUT = re.compile(
+    r"Found <class '(?P<type>[\w.]+)'> in outputs?, which is not a known type"
+    r"|Encountered unrecognized type UserDefinedObjectVariable\((?P<dynamo>[\w.]+)\) at output"
+)
 
 
 def output_kind(record: dict[str, Any]) -> Kind | None:
@@ -24,7 +32,7 @@ def output_kind(record: dict[str, Any]) -> Kind | None:
     match = _NOT_PYTREE_OUTPUT.search(str(record.get("message", "")))
     if match is None:
         return None
-    full = match["type"]
+    full = match["type"] or match["dynamo"]
     name = full.rpartition(".")[2]
     hint = (
         f"register `{name}` with torch: `torch.export.register_dataclass({name})` for a dataclass, else "
@@ -37,8 +45,17 @@ def output_kind(record: dict[str, Any]) -> Kind | None:
     return Kind(CODE, detail, {"type": full, "class": name, "hint": hint}, where="return")
 
 
-def return_place(ctx: DiagnosisContext, class_name: str) -> Place | None:
-    """The `return` in the module's forward that builds `class_name` (else its last `return`)."""
+def return_place(ctx: DiagnosisContext, class_name: str, record: dict[str, Any]) -> Place | None:
+    """The `return` that built the object: the one the eager pass saw, else the one in the
+    module's forward (in the checked file) that builds `class_name`, else its last `return`."""
+    site = record.get("output_site") or {}
+    path, line = str(site.get("path", "")), site.get("line")
+    if isinstance(line, int) and is_workspace(path, ctx):
+        doc = ctx.document if path == ctx.path else _document(path)
+        if doc is not None:
+            returns = [r for r in _returns(doc.tree) if r.lineno <= line <= (r.end_lineno or r.lineno)]
+            if returns:
+                return _place(doc, path, max(returns, key=lambda r: r.lineno), str(site.get("name", "")))
     if ctx.document.syntax_error is not None:
         return None
     tree = ctx.document.tree
@@ -53,19 +70,31 @@ def return_place(ctx: DiagnosisContext, class_name: str) -> Place | None:
     )
     if forward is None:
         return None
-    returns = [n for n in ast.walk(forward) if isinstance(n, ast.Return) and n.value is not None]
+    returns = _returns(forward)
     building = [r for r in returns if _builds(r.value, class_name)]
     chosen = (building or sorted(returns, key=lambda r: r.lineno))[-1:] if returns else []
-    if not chosen:
+    return _place(ctx.document, ctx.path, chosen[0], "forward") if chosen else None
+
+
+def _document(path: str) -> Document | None:
+    try:
+        doc = Document.from_file(path)
+    except (OSError, SyntaxError, UnicodeDecodeError):
         return None
-    node = chosen[0]
-    text = ctx.document.source_text
+    return doc if doc.syntax_error is None else None
+
+
+def _returns(node: ast.AST) -> list[ast.Return]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+
+
+def _place(doc: Document, path: str, node: ast.Return, name: str) -> Place:
+    """The `return` statement's span (its first line when it runs over several)."""
     line = node.lineno - 1
     end_line = (node.end_lineno or node.lineno) - 1
     end = node.end_col_offset if end_line == line else None
-    return Place(
-        ctx.path, text.span(line, node.col_offset, line if end is not None else None, end), "forward"
-    )
+    span = doc.source_text.span(line, node.col_offset, line if end is not None else None, end)
+    return Place(path, span, name)
 
 
 def _builds(value: ast.expr | None, class_name: str) -> bool:

@@ -9,6 +9,7 @@ the editor shows it without waiting; the last line on the pipe is the result.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import time
@@ -210,11 +211,16 @@ def execute(
         parts: list[PartInputs] = []
         if rerun and attempt is not None and not placement.fake:  # fake tensors cannot run eagerly
             from .eager import eager_verdict
+            from .output_site import watch_for
 
             recorder = recorder_for(job, attempt)
-            eager = eager_verdict(attempt, record, recorder)
+            site = watch_for(record)  # an output torch cannot flatten: where it was built
+            with site or contextlib.nullcontext():
+                eager = eager_verdict(attempt, record, recorder)
             if eager is not None:
                 record["eager"] = eager
+            if site is not None and site.found is not None:
+                record["output_site"] = site.found
             parts = record_parts(job, attempt, budget, recorder)
         tick("failure")
         search = rerun and job["all_failures"]

@@ -88,6 +88,8 @@ class FailureRecord(_FailureRequired, total=False):
     more_error: str
     more_skipped: Literal["meta", "device"]  # meta weights, fake accelerator tensors: no values
     placement: Placement  # where the job's tensors were (devices.py)
+    # The `return` that built an output torch cannot flatten, seen in the eager pass (output_site.py).
+    output_site: Frame
     # Set on a record the search found: how, and what torch reported.
     found_by: Literal["real-tensor-propagation"]
     draft_failure_type: str

@@ -140,6 +140,7 @@ def prepare_for_forking() -> None:
         layer_sites,
         loader,
         narrowing,
+        output_site,
         part_inputs,
         sizing,
         summary,
