@@ -497,6 +497,44 @@ EXPORTS: list[Export] = [
             "UserError: Could not guard on data-dependent expression Eq(u0, 1)",
         ),
     ),
+    # --- wt-26d (issue 26 items 6 and 8) -----------------------------------------------------
+    # pygat: graph attention, dense and sparse; the sparse layer asserts `not torch.isnan(...)` after
+    # each step. With its first assert fixed by hand torch stops at the next (layers.py 100, 104,
+    # 106, then exports non-strict; strict stops at `torch.sparse_coo_tensor`, layers.py 51, after
+    # 100): tests/realcode/test_realcode_later_failures.py checks the search finds exactly those.
+    Export("pygat", "export_pygat.py", "torch.export.export(dense, (x, adj))", None, None),
+    Export(
+        "pygat",
+        "export_pygat.py",
+        "torch.export.export(sparse, (x, adj))",
+        R("tensor-assert", "layers.py", "assert not torch.isnan(h).any()", DATA_BRANCH),
+        R(
+            "tensor-assert",
+            "layers.py",
+            "assert not torch.isnan(h).any()",
+            "Unsupported: Data-dependent branching (an `assert not ...`)",
+        ),
+    ),
+    # retinanet: maskrcnn-benchmark's post-processing; a 2-D boolean mask (line 46) before the
+    # `.item()` branch torch refuses. With the branch fixed by hand (either way) torch exports.
+    Export(
+        "retinanet",
+        "export_retinanet.py",
+        "torch.export.export(Detections()",
+        R(
+            "data-dependent-guard",
+            "inference.py",
+            "if per_candidate_inds.sum().item() > per_pre_nms_top_n.item():",
+            "GuardOnDataDependentSymNode: Could not guard on data-dependent expression u1 > u2",
+        ),
+        R(
+            "data-dependent-guard",
+            "inference.py",
+            "if per_candidate_inds.sum().item() > per_pre_nms_top_n.item():",
+            "UserError: Consider annotating your code using torch._check*(). ... u1 > u2",
+        ),
+        module="Detections",
+    ),
 ]
 
 # Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it

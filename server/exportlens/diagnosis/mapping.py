@@ -170,7 +170,9 @@ def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContex
             _STRICT if (record.get("strict") if "strict" in record else ctx.mode == "strict") else _NON_STRICT
         )
         head = f"{tracer[:1].upper()}{tracer[1:]} refused `{ctx.module}`: {entry.why}{detail}."
-    if record.get("found_by"):
+    if record.get("found_by") == "dynamo-graph-breaks":
+        head += " (Found on a second pass that traced past the failures before it.)"
+    elif record.get("found_by"):
         head += " (Found on a second pass that used the example inputs' real values.)"
     fixes = kind.fix.get("suggested") or []
     if code == "dim-example-too-small" and fixes:

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 from .budget import Budget, OutOfBudget
 from .protocol import out_of_time
-from .records import FailureRecord, PartInputs
+from .records import FailureRecord, Frame, PartInputs
+from .stepping import Site, site_of
 
 NOT_STARTED = (
     "the search for more failures was not started: it costs about one more export ({cost:.0f} s here)"
@@ -128,16 +129,51 @@ def _search(
     exc: BaseException, record: FailureRecord, attempt: Any, strict: bool, path: str, budget: Budget
 ) -> None:
     from .allfailures import more_failures
+    from .strict_breaks import strict_breaks
 
+    if not _steppable(record):
+        return  # stopped where no real value steps past (an output, a violation, the code's own error)
     if not budget.fits():
         record["more_truncated"] = NOT_STARTED.format(cost=budget.export_seconds, left=max(budget.left(), 0))
         return
     try:
         record["more"], truncated = more_failures(exc, attempt, strict, path, budget)
-        if truncated:
-            record["more_truncated"] = out_of_time("search")
+        if strict and not truncated and budget.fits():
+            record["more"] += strict_breaks(attempt, _sites(record, exc), budget)
+    except OutOfBudget:
+        truncated = True
     except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
         record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
+        return
+    if truncated:
+        record["more_truncated"] = out_of_time("search")
+
+
+def _sites(record: FailureRecord, exc: BaseException) -> set[Site]:
+    """Where the failures known so far are: the first (its traceback, dynamo's stack), those found."""
+    stack = getattr(exc, "real_stack", None) or []
+    frame_lists: list[list[Frame]] = [
+        record["frames"],
+        [{"path": f.filename, "line": f.lineno} for f in stack],
+    ]
+    frame_lists += [r["frames"] for r in record.get("more") or []]
+    return {s for frames in frame_lists if (s := site_of(frames)) is not None}
+
+
+def _steppable(record: FailureRecord) -> bool:
+    """Whether the search can get past this first failure: a data-dependent guard or branch, a
+    graph break (strict), a custom op without a fake kernel. Not a constraint violation or an output
+    torch cannot flatten (both come once the whole module is traced), nor an error of the code."""
+    mro = record.get("exc_mro") or []
+    message = record["message"]
+    return (
+        "GuardOnDataDependentSymNode" in mro
+        or "Unsupported" in mro
+        or bool(record.get("gb_type"))
+        or record.get("error_type") in ("ANTI_PATTERN", "DYNAMIC_CONTROL_FLOW")
+        or "fake impl" in message
+        or "fake kernel" in message
+    )
 
 
 def _data_dependent(record: FailureRecord) -> bool:

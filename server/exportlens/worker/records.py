@@ -88,8 +88,9 @@ class FailureRecord(_FailureRequired, total=False):
     more_error: str
     more_skipped: Literal["meta", "device"]  # meta weights, fake accelerator tensors: no values
     placement: Placement  # where the job's tensors were (devices.py)
-    # Set on a record the search found: how, and what torch reported.
-    found_by: Literal["real-tensor-propagation"]
+    # Set on a record the search found: how (a retrace on real values, dynamo's graph breaks for a
+    # strict module), and what torch reported.
+    found_by: Literal["real-tensor-propagation", "dynamo-graph-breaks"]
     draft_failure_type: str
     example_value: str
 

@@ -139,6 +139,7 @@ def prepare_for_forking() -> None:
         loader,
         part_inputs,
         sizing,
+        strict_breaks,
         summary,
         verify,
     )
