@@ -95,14 +95,16 @@ def _locate(record: FailureRecord, attempt: Any, strict: bool, budget: Budget, r
 def _eager(
     record: FailureRecord, job: Any, attempt: Any, budget: Budget, reports: Reports
 ) -> list[PartInputs]:
-    """Whether eager raises too (eager.py), recording the parts' inputs on the same pass."""
+    """Whether eager raises too (eager.py), recording on the same pass the parts' inputs and where
+    an output torch could not flatten is built (created.py)."""
+    from .created import recording
     from .eager import eager_verdict
     from .part_inputs import record_parts, recorder_for
 
     reports.doing("eager")
     recorder = recorder_for(job, attempt)
     try:
-        with budget.bounded():
+        with budget.bounded(), recording(record):
             eager = eager_verdict(attempt, record, recorder)
     except OutOfBudget:
         eager = None

@@ -77,6 +77,8 @@ class FailureRecord(_FailureRequired, total=False):
     cond: str  # a data-dependent guard's condition
     op: str  # the operator without a fake kernel
     eager: EagerVerdict
+    # An output torch cannot flatten: where the eager pass created that object (created.py).
+    created_at: list[Frame]
     # Where a constraint violation's guards were added (one more export), or why not.
     guard_sites: list[GuardSite]
     guard_sites_budget: str

@@ -132,6 +132,7 @@ def prepare_for_forking() -> None:
     from . import (  # noqa: F401
         allfailures,
         child,
+        created,
         eager,
         failure,
         guard_sites,
