@@ -535,6 +535,28 @@ EXPORTS: list[Export] = [
         ),
         module="Detections",
     ),
+    # swin: Swin-T, several seconds per export (item 8: tests/realcode/test_realcode_slow_model.py
+    # runs it under the default time limit). `window_reverse` makes a dynamic batch a Python int.
+    Export("swin", "export_swin.py", "torch.export.export(model, (images,))", None, None),
+    Export(
+        "swin",
+        "export_swin.py",
+        'dynamic_shapes=({0: Dim("batch")},)',
+        R(
+            "dim-specialized",
+            "swin_transformer.py",
+            "B = int(windows.shape[0] / (H * W / window_size / window_size))",
+            SPECIALIZED + " (2) (suggested: batch = 2)",
+        ),
+        # strict traces the int() as TruncToInt and logs its guards at the views that use B
+        # (line 196 first); the int() is the line to change.
+        R(
+            "dim-range-narrowed",
+            "swin_transformer.py",
+            "B = int(windows.shape[0] / (H * W / window_size / window_size))",
+            "UserError: Not all values of batch satisfy the generated guard ... TruncToInt(64*batch/64.0)",
+        ),
+    ),
 ]
 
 # Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it
@@ -572,6 +594,11 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
             for aspect in ("flagged", "located", "code")
         },
         # Non-strict within the limit (an idle machine): dim-range-narrowed, on PatchEmbed's conv.
+    },
+    "swin:11": {
+        ("strict", "located"): "strict-truncated-batch: the guard sites (a non-strict re-run) name the"
+        " int() that specialises `batch`; the strict violation's TruncToInt guards are matched to none"
+        " of them, so the finding lands on `dynamic_shapes` (guards.py)",
     },
 }
 for _export in EXPORTS:

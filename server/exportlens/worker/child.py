@@ -197,6 +197,7 @@ def execute(
         }
         parts: list[PartInputs] = []
         if stage == "export":
+            timings["export"] = budget.export_seconds  # the failed export alone, before the passes after it
             parts = after_failure(exc, dict(failed), job, attempt, placement, budget, reports, tick)
         else:
             tick("failure")
