@@ -614,6 +614,69 @@ EXPORTS += [
     ),
 ]
 
+# --- issue 26 items 6 and 8: the search for later failures, slow models under the default limit
+EXPORTS += [
+    # pygat: graph attention, dense and sparse; the sparse layer asserts `not torch.isnan(...)` after
+    # each step. With its first assert fixed by hand torch stops at the next (layers.py 100, 104,
+    # 106, then exports non-strict; strict stops at `torch.sparse_coo_tensor`, layers.py 51, after
+    # 100): tests/realcode/test_realcode_later_failures.py checks the search finds exactly those.
+    Export("pygat", "export_pygat.py", "torch.export.export(dense, (x, adj))", None, None),
+    Export(
+        "pygat",
+        "export_pygat.py",
+        "torch.export.export(sparse, (x, adj))",
+        R("tensor-assert", "layers.py", "assert not torch.isnan(h).any()", DATA_BRANCH),
+        R(
+            "tensor-assert",
+            "layers.py",
+            "assert not torch.isnan(h).any()",
+            "Unsupported: Data-dependent branching (an `assert not ...`)",
+        ),
+    ),
+    # retinanet: maskrcnn-benchmark's post-processing; a 2-D boolean mask (line 46) before the
+    # `.item()` branch torch refuses. With the branch fixed by hand (either way) torch exports.
+    Export(
+        "retinanet",
+        "export_retinanet.py",
+        "torch.export.export(Detections()",
+        R(
+            "data-dependent-guard",
+            "inference.py",
+            "if per_candidate_inds.sum().item() > per_pre_nms_top_n.item():",
+            "GuardOnDataDependentSymNode: Could not guard on data-dependent expression u1 > u2",
+        ),
+        R(
+            "data-dependent-guard",
+            "inference.py",
+            "if per_candidate_inds.sum().item() > per_pre_nms_top_n.item():",
+            "UserError: Consider annotating your code using torch._check*(). ... u1 > u2",
+        ),
+        module="Detections",
+    ),
+    # swin: Swin-T, several seconds per export (item 8: tests/realcode/test_realcode_slow_model.py
+    # runs it under the default time limit). `window_reverse` makes a dynamic batch a Python int.
+    Export("swin", "export_swin.py", "torch.export.export(model, (images,))", None, None),
+    Export(
+        "swin",
+        "export_swin.py",
+        'dynamic_shapes=({0: Dim("batch")},)',
+        R(
+            "dim-specialized",
+            "swin_transformer.py",
+            "B = int(windows.shape[0] / (H * W / window_size / window_size))",
+            SPECIALIZED + " (2) (suggested: batch = 2)",
+        ),
+        # strict traces the int() as TruncToInt and logs its guards at the views that use B
+        # (line 196 first); the int() is the line to change.
+        R(
+            "dim-range-narrowed",
+            "swin_transformer.py",
+            "B = int(windows.shape[0] / (H * W / window_size / window_size))",
+            "UserError: Not all values of batch satisfy the generated guard ... TruncToInt(64*batch/64.0)",
+        ),
+    ),
+]
+
 # Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it
 # can (here only inferred inputs), torch exports those on the same inputs (bench/realcode_truth.py
 # builds them the plain Python way). No error finding in any model file; these modules exported:
@@ -649,6 +712,11 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
             for aspect in ("flagged", "located", "code")
         },
         # Non-strict within the limit (an idle machine): dim-range-narrowed, on PatchEmbed's conv.
+    },
+    "swin:11": {
+        ("strict", "located"): "strict-truncated-batch: the guard sites (a non-strict re-run) name the"
+        " int() that specialises `batch`; the strict violation's TruncToInt guards are matched to none"
+        " of them, so the finding lands on `dynamic_shapes` (guards.py)",
     },
 }
 for _export in EXPORTS:

@@ -18,7 +18,10 @@ from tests.paths import DATA
 DATA = DATA / "realcode"
 MODELING = str(DATA / "tinypkg" / "modeling_tiny.py")
 USES_LIBRARY = str(DATA / "uses_library.py")
-LIBRARY = str(DATA / "fakesite" / "lib" / "python3.11" / "site-packages" / "tinylib" / "__init__.py")
+SITE = DATA / "fakesite" / "lib" / "python3.11" / "site-packages"
+LIBRARY = str(SITE / "tinylib" / "__init__.py")
+USES_TINYFORMERS = str(DATA / "uses_tinyformers.py")
+MODELING_QWEN2 = str(SITE / "tinyformers" / "models" / "qwen2" / "modeling_qwen2.py")
 
 
 def _by_module(result: FileResult, module: str) -> list[Finding]:
@@ -119,6 +122,32 @@ async def test_cache_object_in_output_says_what_to_do(engine: Engine) -> None:
     assert "use_cache=False" in finding.message
     assert "see the message" not in finding.message
     assert finding.fix is not None and finding.fix["type"] == "tinylib.Cache"
+    # where the library builds it: the library's line as related information
+    assert [(r.path, r.range.start.line) for r in finding.related] == [
+        (LIBRARY, line_of(LIBRARY, "cache = Cache()"))
+    ]
+
+
+async def test_a_library_models_default_cache_names_where_the_library_builds_it(engine: Engine) -> None:
+    """A Hugging Face-style causal LM (tinyformers, a transformers 4.56 stand-in) exported with its
+    config's `use_cache=True`: torch names only the class it cannot flatten. The finding is on the
+    user's export call; the library line that builds the cache is its related information, and the
+    message names the library's version (whether its cache can be exported depends on it)."""
+    result = await check(engine, USES_TINYFORMERS)
+    statuses = sorted((m.name, m.status) for m in result.modules)
+    without_cache = line_of(USES_TINYFORMERS, '{"use_cache": False}') + 1
+    assert statuses == [("Qwen2ForCausalLM", "failed"), (f"Qwen2ForCausalLM@{without_cache}", "exported")]
+    (finding,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert finding.code == "unflattenable-output"
+    assert (finding.path, finding.range.start.line) == (
+        USES_TINYFORMERS,
+        line_of(USES_TINYFORMERS, "torch.export.export(model, (ids,))"),
+    )
+    created = line_of(MODELING_QWEN2, "    past_key_values = DynamicCache(config=self.config)")
+    assert [(r.path, r.range.start.line) for r in finding.related] == [(MODELING_QWEN2, created)]
+    assert "`DynamicCache` is created here" in finding.related[0].message
+    assert "`tinyformers.cache_utils.DynamicCache`, from tinyformers 4.56.1" in finding.message
+    assert "use_cache=False" in finding.message
 
 
 async def test_library_constructor_raising_is_a_module_init_error(engine: Engine) -> None:

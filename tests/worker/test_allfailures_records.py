@@ -208,3 +208,32 @@ async def test_constraint_violation_behind_a_data_dependent_branch(engine: Engin
     assert "Constraints violated (batch)" in violation["message"]
     reshape = line_of(path, "x.reshape(8, 16)") + 1
     assert any(f["line"] == reshape for site in violation["guard_sites"] for f in site["frames"])
+
+
+MASKS_AFTER_THE_FIRST = """
+    import torch
+
+
+    class Masks(torch.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                x = x * 2
+            i, j = (x[:, 5:] > 0.3).nonzero(as_tuple=False).T  # YOLO's candidates
+            picked = torch.cat((x[i, :4], x[i, j + 5, None], j[:, None].float()), 1)
+            positive = x[x > 0]  # a 2-D boolean mask
+            return picked.sum() + positive.sum()
+
+
+    if __name__ == "__main__":
+        torch.export.export(Masks(), (torch.rand(10, 9),))
+"""
+
+
+async def test_boolean_masks_and_nonzero_past_the_first_are_no_failures(engine: Engine, write) -> None:
+    """With the `if` fixed torch exports this module; real-tensor propagation's own check of the
+    masks' outputs once made two more "failures" of those lines."""
+    path = write("masks.py", MASKS_AFTER_THE_FIRST)
+    for strict in (False, True):
+        outcome = await run(engine, path, strict=strict)
+        assert outcome.status == "failed" and outcome.failure is not None
+        assert outcome.failure.get("more") == [], outcome.failure.get("more")

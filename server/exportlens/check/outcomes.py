@@ -6,6 +6,7 @@ from ..codes import registered
 from ..diagnosis import DiagnosisContext
 from ..engine import JobOutcome
 from ..findings import Finding
+from ..worker.protocol import PASSES
 
 
 def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
@@ -32,8 +33,8 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
         return [
             finding(
                 "export-timeout",
-                f"The check of `{ctx.module}` ({ctx.mode}) ran out of time: it did not finish in "
-                f"{outcome.seconds:.0f} s and was stopped, so whether torch exports it is not known "
+                f"The check of `{ctx.module}` ({ctx.mode}) ran out of time{_during(outcome)}: it was "
+                f"stopped after {outcome.seconds:.0f} s, so whether torch exports it is not known "
                 "(this is not an export failure). If the model is slow or the machine busy, raise the "
                 "limit (the `timeoutSeconds` setting / `--timeout`); if it never finishes, look for a "
                 "loop that never ends or a wait in `__init__`, `forward` or the code that builds the "
@@ -43,6 +44,12 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
     if outcome.status == "skipped" and outcome.reason:
         return [finding("not-a-module", f"Skipped `{ctx.module}`: {outcome.reason}.")]
     return []
+
+
+def _during(outcome: JobOutcome) -> str:
+    """Which pass ran out: the worker says (a check the engine gave up on does not)."""
+    step = outcome.raw.get("stopped_in")
+    return f" in {PASSES[step]}" if step else ""
 
 
 def _how(outcome: JobOutcome) -> str:

@@ -39,7 +39,7 @@ CODES: dict[str, Code] = {
             "tensor-assert",
             "`assert` on a tensor condition needs the tensor's value",
             "use `torch._check(cond)` for shapes, or drop the assert for values",
-            tracer="non-strict",
+            tracer="both",  # strict: `assert not t.any()` (dynamo reads it as a branch)
             library=True,
         ),
         _c(

@@ -32,7 +32,12 @@ _CONSTRAINTS = {
     "dim-example-too-small",
     "example-outside-dim-range",
 }
-_GRAPH_BREAKS = {*TABLE, "graph-break", "user-exception"}
+_GRAPH_BREAKS = {
+    *TABLE,
+    "graph-break",
+    "user-exception",
+    "tensor-assert",
+}  # an `assert not` dynamo reads as a branch
 _OOM_WORDS = ("not enough memory", "can't allocate memory", "Cannot allocate memory")
 
 

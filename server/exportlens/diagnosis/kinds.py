@@ -48,6 +48,9 @@ def graph_break_kind(code: str, message: str, record: dict[str, Any], snippet: s
         detail = f"`{m[1]}`"
     elif code == "unsupported-builtin" and (m := _BUILTIN.search(message)):
         detail = f"`{m[1]}`"
+    elif code == "data-dependent-branch" and statement.startswith("assert "):
+        # dynamo calls `assert not t.any()` a branch (the `not` hides the assert): it is an assert
+        return Kind("tensor-assert", f"`{snippet}`", {"expression": snippet})
     elif code == "data-dependent-branch" and snippet:
         detail = f"`{snippet}`"
     elif code == "cond-branch-aliases-input":

@@ -16,6 +16,7 @@ from .dim_advice import dim_advice
 from .facts import Facts, user_raised
 from .guards import guard_frames
 from .kind import Kind
+from .libraries import created_site, with_version
 from .locate import (
     Place,
     Sources,
@@ -126,6 +127,9 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
         places, culprit = [], export_call_place(ctx, kind.where)
     elif kind.where == "return":
         places, culprit = [], return_place(ctx, str(kind.fix.get("class", "")), record)
+        if (created := created_site(record)) is not None and not is_workspace(str(created["path"]), ctx):
+            # a library built it (a model's default cache): its line, and which library at which version
+            library, kind = created, with_version(kind, created)
     elif kind.where == "anchor":
         places, culprit = [], None
     if culprit is None:
@@ -144,7 +148,8 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
         line = where.range.start.line + 1
         shown = f"{short_path(where.path)}:{line}"
         fix.setdefault("library", {"path": where.path, "line": line, "name": where.name})
-        related.append(Related(where.path, where.range, f"inside the library: `{where.name}` ({shown})"))
+        what = f"`{kind.fix['class']}` is created here" if kind.where == "return" else f"`{where.name}`"
+        related.append(Related(where.path, where.range, f"inside the library: {what} ({shown})"))
         message = _with_library(message, shown, where.name)
     return Finding(
         path=culprit.path,
@@ -170,7 +175,9 @@ def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContex
             _STRICT if (record.get("strict") if "strict" in record else ctx.mode == "strict") else _NON_STRICT
         )
         head = f"{tracer[:1].upper()}{tracer[1:]} refused `{ctx.module}`: {entry.why}{detail}."
-    if record.get("found_by"):
+    if record.get("found_by") == "dynamo-graph-breaks":
+        head += " (Found on a second pass that traced past the failures before it.)"
+    elif record.get("found_by"):
         head += " (Found on a second pass that used the example inputs' real values.)"
     fixes = kind.fix.get("suggested") or []
     if code == "dim-example-too-small" and fixes:

@@ -11,11 +11,13 @@ from typing import Any
 
 from ..early_worker import PARALLEL
 from ..worker import protocol
+from ..worker.time_limit import WALL_CAP
 from .jobs import Job, JobOutcome
 from .process import WorkerError, WorkerProcess
 
-# The worker enforces each job's timeout itself; if it does not answer well
-# after that, it is wedged and gets replaced.
+# The worker enforces each job's timeout itself (up to WALL_CAP times it in wall time, for a child
+# still computing on a busy machine: worker/time_limit.py); if it does not answer well after that,
+# it is wedged and gets replaced.
 WEDGED_GRACE = 20.0
 
 
@@ -87,7 +89,7 @@ class Engine:
         relay = None if on_partial is None else _relay(on_partial)
         future = worker.submit(job.to_wire(job_id), relay)
         try:
-            answer = await self._answer(worker, future, job.timeout + WEDGED_GRACE)
+            answer = await self._answer(worker, future, job.timeout * WALL_CAP + WEDGED_GRACE)
         except asyncio.TimeoutError:
             await worker.kill()  # wedged: the next job starts a fresh one
             answer = {"status": "timeout", "seconds": job.timeout, "reason": "the worker stopped answering"}

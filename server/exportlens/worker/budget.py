@@ -1,9 +1,11 @@
 """Time budgets inside the child: the extra passes after a failure never cost the failure itself.
 
-The worker kills a child at its job's timeout. The first failure is known once torch raised it;
-locating a constraint violation's guards and searching for more failures are extra passes, each
-bounded here to what is left before that deadline minus a reserve for writing the answer, so they
-end with what they found instead of being killed with it.
+The worker stops a child when its time is up (time_limit.py: its wall time, or its CPU time on a
+busy machine). The first failure is known once torch raised it, and the child has reported it;
+locating a constraint violation's guards, searching for more failures, recording the parts'
+inputs and lowering are extra passes. Each is planned from what the first export cost (`fits`:
+one that would not finish in what is left is not started) and bounded to what is left minus a
+reserve for writing the answer, so it ends with what it found instead of being stopped with it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import signal
 import time
 from collections.abc import Iterator
 
+from .time_limit import Clock, now_cpu
+
 RESERVE = 1.5  # seconds kept for describing and writing the answer
 
 
@@ -21,11 +25,33 @@ class OutOfBudget(BaseException):  # a BaseException: user code catching Excepti
 
 
 class Budget:
-    def __init__(self, deadline: float) -> None:
-        self.deadline = deadline  # time.monotonic() at which the worker kills this child
+    def __init__(
+        self, timeout: float, wall_start: float | None = None, cpu_start: float | None = None
+    ) -> None:
+        self.clock = Clock(
+            timeout,
+            time.monotonic() if wall_start is None else wall_start,
+            now_cpu() if cpu_start is None else cpu_start,
+        )
+        self.export_seconds = 0.0  # what the first export took, once measured (`measure`)
 
     def left(self) -> float:
-        return self.deadline - RESERVE - time.monotonic()
+        """Wall seconds this child can still use before the worker stops it, minus the reserve."""
+        return self.clock.left(time.monotonic(), now_cpu() - (self.clock.cpu_start or 0.0), RESERVE)
+
+    @contextlib.contextmanager
+    def measure(self) -> Iterator[None]:
+        """Time the first export: the passes after it cost about as much each (wall time, as
+        `left`: both stretch alike when the machine is busy)."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.export_seconds = time.monotonic() - started
+
+    def fits(self, exports: float = 1.0) -> bool:
+        """Whether a pass of about `exports` times the first export's cost can finish in what is left."""
+        return self.left() > exports * self.export_seconds
 
     @contextlib.contextmanager
     def bounded(self, share: float = 1.0) -> Iterator[None]:

@@ -2,32 +2,49 @@
 
 Whatever the user's code does, the child reports a JSON result on its result
 pipe and leaves with `os._exit`, skipping atexit handlers and non-daemon
-threads the user may have started.  A failed export reports its first failure
-at once (a line marked "partial") before the slower search for the others, so
-the editor shows it without waiting; the last line on the pipe is the result.
+threads the user may have started.  Before it, lines marked "partial" tell the
+worker each pass the child starts and the answer it has so far: a failed export's
+first failure before the passes after it (after_failure.py), shown before the
+slower search for the others, so the editor shows it without waiting, and kept by
+the worker if the child is stopped at its time limit.  The last line is the result.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import time
 import warnings
-from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from . import fake_cache, protocol
-from .budget import Budget, OutOfBudget
+from .after_failure import after_failure, yield_cpu
+from .budget import Budget
 from .isolation import isolate_child
-from .records import FailureRecord, PartInputs, Stage
+from .records import PartInputs, Stage
 from .records import Placement as PlacementRecord
 
-# Said when an extra pass after the first failure ran out of the job's time (the first is kept).
-OUT_OF_TIME = (
-    "{what} ran out of the time limit and was stopped; what it found is shown. Raise `timeoutSeconds`"
-    " (`--timeout`) to give it more, or switch it off with `allFailures: false` (`--first-failure-only`)"
-)
+
+class Reports:
+    """What the child tells the worker before its answer (protocol.ChildReport); nothing without a pipe."""
+
+    def __init__(self, fd: int | None = None) -> None:
+        self.fd = fd
+
+    def doing(self, step: str, strict: bool | None = None) -> None:
+        """The pass it starts: a timeout says which one ran out."""
+        report: dict[str, Any] = {"partial": True, "doing": step}
+        if strict is not None:
+            report["strict"] = strict
+        self._write(report)
+
+    def early(self, answer: dict[str, Any], keep: bool = False) -> None:
+        """An answer before the last: shown at once, or (`keep`) reported only if the child is stopped."""
+        self._write({"partial": True, "answer": answer, "keep": keep})
+
+    def _write(self, report: dict[str, Any]) -> None:
+        if self.fd is not None:
+            protocol.write_all(self.fd, protocol.encode(cast(protocol.ChildReport, report)))
 
 
 def run_job_in_child(
@@ -38,11 +55,7 @@ def run_job_in_child(
     cache_start = fake_cache.size()
     try:
         isolate_child(output_fd, job["memory_mb"])
-
-        def report_early(partial: protocol.JobAnswer) -> None:
-            protocol.write_all(result_fd, protocol.encode({"partial": True, "answer": partial}))
-
-        answer = execute(job, report_early, entered)
+        answer = execute(job, Reports(result_fd), entered)
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
         answer = _internal(exc, str(exc)[:2000])
     report: protocol.ChildReport = {"partial": False, "answer": answer, "entered": entered}
@@ -68,23 +81,19 @@ def _internal(exc: BaseException, message: str) -> protocol.JobAnswer:
 
 
 def execute(
-    job: protocol.JobMessage,
-    report_early: Callable[[protocol.JobAnswer], None] | None = None,
-    entered: float | None = None,
+    job: protocol.JobMessage, reports: Reports | None = None, entered: float | None = None
 ) -> protocol.JobAnswer:
-    """Run the job; `report_early` gets the first failure before more are searched for."""
+    """Run the job, telling `reports` each pass it starts and its answers before the last one."""
     import torch
 
     from . import layer_sites
-    from .allfailures import more_failures
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
-    from .guard_sites import needs_guard_sites
     from .inputs import Attempt
     from .loader import load_module, parse
     from .narrowing import locate as locate_narrowing
     from .narrowing import narrowing
-    from .part_inputs import record_parts, recorder_for
+    from .part_inputs import record_parts
     from .sizing import build_sized
     from .summary import summarize
 
@@ -92,9 +101,10 @@ def execute(
         from .verify import verify
 
         return verify(job, job["verify"])
+    reports = reports or Reports()
     spec = job["target"]["inputs"]
     path, source = job["path"], job["source"]
-    budget = Budget((entered or time.monotonic()) + float(job["timeout"] or 30.0))
+    budget = Budget(float(job["timeout"] or 30.0), entered)  # its CPU counts from here: not a spare's
     stage: Stage = "import"
     attempt: Attempt | None = None
     strict = bool(job["strict"])
@@ -119,6 +129,7 @@ def execute(
             )
             tick("load")
             stage = "inputs"
+            reports.doing("inputs")
             attempt = build_sized(spec, user_module, path, tree, job["meta_above_mb"], placement)
             attempt.args, attempt.kwargs = finish(attempt.module, attempt.args, attempt.kwargs, placement)
         tick("inputs")
@@ -134,7 +145,8 @@ def execute(
                 "reason": f"{type(attempt.module).__name__} is not a torch.nn.Module",
             }
         stage = "export"
-        with warnings.catch_warnings(record=True) as caught, exporting(placement):
+        reports.doing("export", strict)
+        with warnings.catch_warnings(record=True) as caught, exporting(placement), budget.measure():
             warnings.simplefilter("always")
             program = torch.export.export(
                 attempt.module,
@@ -147,6 +159,7 @@ def execute(
         summary = summarize(program, path, list(caught), view=bool(job.get("graph")))
         layer_sites.annotate(summary, attempt.module)
         if attempt.dynamic_shapes is not None and (narrowed := narrowing(program)):
+            reports.doing("narrowing")
             locate_narrowing(narrowed, attempt, strict, budget)  # one more export, only when found
             summary["narrowed"] = narrowed
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
@@ -164,103 +177,48 @@ def execute(
                 answer["saved"] = job["save_to"]
             else:
                 answer["save_error"] = error
-        if report_early is not None and (job.get("parts_from") or job.get("targets")):
+        if job.get("parts_from") or job.get("targets"):
             # The export's own result is final: shown before its parts' inputs are recorded (an
             # eager pass or two) and its lowerings run, which only add to it.
-            report_early(answer.copy())
+            reports.early(dict(answer.copy()))
+            yield_cpu()
         # After the export and the save: neither sees the hooks, nor what an eager run changes
         # (a BatchNorm's running statistics in training mode).
+        reports.doing("parts")
         if found := record_parts(job, attempt, budget):
             answer["parts"] = found
         tick("parts")  # after the summary, before the answer: the benchmark's breakdown shows it
         if targets := job.get("targets"):
             from .lowering import lower
 
+            reports.doing("lower")
             answer["targets"] = lower(targets, program, attempt, path, budget)
             tick("targets")
         if placement.asked:  # the script asked for a GPU, this machine has none: look at its GPU path
             from .gpu_path import second_look  # last: it loads the file's modules again
 
+            reports.doing("gpu_path")
             summary["gpu_path"] = second_look(job, strict, budget, placement.asked)
             tick("gpu_path")
         return answer
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)
         record["placement"] = placement.describe()
-        # Re-running user code after an exit / out-of-memory would only repeat it.
-        rerun = (
-            stage == "export"
-            and attempt is not None
-            and not isinstance(exc, (SystemExit, KeyboardInterrupt, MemoryError))
-        )
-        if rerun and needs_guard_sites(record["message"], list(record["frames"])):
-            # torch names no line for most constraint violations: find it (one more export).
-            located = time.perf_counter()
-            try:
-                from .guard_sites import guard_sites
-
-                with budget.bounded(share=0.5):  # half of what is left: the search gets the rest
-                    record["guard_sites"] = guard_sites(attempt, strict)
-            except OutOfBudget:
-                record["guard_sites_budget"] = OUT_OF_TIME.format(
-                    what="finding the line that added the guard"
-                )
-            except BaseException as inner:  # noqa: BLE001 - locating is best effort
-                record["guard_sites_error"] = f"{type(inner).__name__}: {inner}"[:500]
-            record["locate_seconds"] = time.perf_counter() - located
-        parts: list[PartInputs] = []
-        if rerun and attempt is not None and not placement.fake:  # fake tensors cannot run eagerly
-            from .eager import eager_verdict
-            from .output_site import watch_for
-
-            recorder = recorder_for(job, attempt)
-            site = watch_for(record)  # an output torch cannot flatten: where it was built
-            with site or contextlib.nullcontext():
-                eager = eager_verdict(attempt, record, recorder)
-            if eager is not None:
-                record["eager"] = eager
-            if site is not None and site.found is not None:
-                record["output_site"] = site.found
-            parts = record_parts(job, attempt, budget, recorder)
-        tick("failure")
-        search = rerun and job["all_failures"]
-        if search and attempt is not None and attempt.meta and _data_dependent(record):
-            # Meta weights have no values: the search (a retrace on real values) stops at this
-            # very guard, after tracing the whole model again for nothing.
-            record["more_skipped"] = "meta"
-            search = False
-        if search and placement.fake:
-            # The search retraces with real values; fake accelerator tensors have none.
-            record["more_skipped"] = "device"
-            search = False
-        if search:
-            if report_early is not None:
-                report_early({"status": "failed", "strict": strict, "failure": record, "timings": timings})
-            try:
-                record["more"], truncated = more_failures(exc, attempt, strict, path, budget)
-                if truncated:
-                    record["more_truncated"] = OUT_OF_TIME.format(what="the search for more failures")
-            except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
-                record["more_error"] = f"{type(inner).__name__}: {inner}"[:500]
-            tick("more_failures")
         failed: protocol.JobAnswer = {
             "status": "failed",
             "strict": strict,
             "failure": record,
             "timings": timings,
         }
+        parts: list[PartInputs] = []
+        if stage == "export":
+            timings["export"] = budget.export_seconds  # the failed export alone, before the passes after it
+            parts = after_failure(exc, dict(failed), job, attempt, placement, budget, reports, tick)
+        else:
+            tick("failure")
         if parts:
             failed["parts"] = parts
         return failed
-
-
-def _data_dependent(record: FailureRecord) -> bool:
-    message = record["message"].lower()
-    return (
-        record.get("exc_type") == "GuardOnDataDependentSymNode"
-        or "data-dependent" in message
-        or ("data dependent" in message)
-    )
 
 
 def save_program(

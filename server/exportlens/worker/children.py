@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from . import protocol
+from .time_limit import RECHECK, Clock, cpu_seconds
 
 OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
 
@@ -28,13 +29,28 @@ class Running:
     exit_status: int | None = None  # set once reaped
     open_fds: set[int] = field(default_factory=set)
     fake_cache: object = None  # what its answer hands back to the worker's cache (fake_cache.py)
+    clock: Clock | None = None  # when its time is up (time_limit.py)
+    stage: protocol.Pass = "load"  # the pass it said it started
+    strict: bool | None = None  # its tracer, once it said
+    # Its answer so far (the first failure before the passes after it): what a timeout reports.
+    fallback: protocol.JobAnswer | None = None
 
     @staticmethod
     def began(job: protocol.JobMessage, pid: int, result_fd: int, output_fd: int, started: float) -> Running:
-        """A child that has its job from `started` on: its deadline counts from then."""
-        run = Running(job, pid, result_fd, output_fd, started, started + float(job["timeout"] or 30))
+        """A child that has its job from `started` on: its time counts from then (time_limit.py)."""
+        timeout = float(job["timeout"] or 30)
+        run = Running(job, pid, result_fd, output_fd, started, started + timeout)
+        run.clock = Clock(timeout, started, cpu_seconds(pid))
+        run.strict = job["strict"]
         run.open_fds = {result_fd, output_fd}
         return run
+
+    def time_is_up(self, now: float) -> bool:
+        """Past its deadline: stop it, or look again at the new `deadline` (time_limit.py)."""
+        if self.clock is None or self.clock.expired(now, cpu_seconds(self.pid)):
+            return True
+        self.deadline = now + RECHECK
+        return False
 
     def answered(self) -> bool:
         """The child's final result line is complete (early reports are consumed as they come)."""
@@ -60,6 +76,25 @@ def start_method(platform: str = sys.platform, chosen: str | None = None) -> Sta
     if chosen == "spawn":
         return "spawn"
     return "spawn" if platform == "darwin" else "fork"
+
+
+def timed_out(run: Running) -> protocol.JobAnswer:
+    """What a child stopped at its time limit leaves: the answer it had (its first failure, a clean
+    export before its lowerings), else a timeout; either says which pass ran out."""
+    if run.fallback is not None:
+        answer: protocol.JobAnswer = {**run.fallback, "stopped_in": run.stage}
+        failure = answer.get("failure")
+        if failure is not None and not failure.get("more_truncated"):
+            failure["more_truncated"] = protocol.out_of_time(run.stage)
+        targets = run.job.get("targets") or []
+        if answer["status"] == "exported" and targets and "targets" not in answer:
+            skipped = protocol.TARGET_OUT_OF_TIME
+            answer["targets"] = [{"target": t, "ok": False, "skipped": skipped} for t in targets]
+        return answer
+    answer = {"status": "timeout", "stopped_in": run.stage}
+    if run.strict is not None:
+        answer["strict"] = run.strict
+    return answer
 
 
 def can_fork() -> bool:

@@ -26,6 +26,7 @@ from .children import (
     describe_status,
     kill_group,
     spawn_child,
+    timed_out,
 )
 from .isolation import sweep_strays
 from .spare import QUIET, Spares
@@ -151,8 +152,14 @@ class Worker:
             if not report["partial"]:
                 return  # the final result: sent by `finish`
             del run.result[: end + 1]
-            if not run.killed:
-                self.send({"event": "partial", "id": run.job["id"], "answer": report["answer"]})
+            run.stage = report.get("doing", run.stage)
+            run.strict = report.get("strict", run.strict)
+            answer = report.get("answer")
+            if answer is None:
+                continue
+            run.fallback = answer
+            if not run.killed and not report.get("keep"):
+                self.send({"event": "partial", "id": run.job["id"], "answer": answer})
 
     def finish(self, run: Running) -> None:
         """The child answered, exited or was killed: report, and end what it leaves behind."""
@@ -183,11 +190,13 @@ class Worker:
     @staticmethod
     def answer(run: Running, answered: bool, status: int) -> protocol.JobAnswer:
         """The child's answer, or how it ended without one."""
+        if run.killed == "timeout":
+            return timed_out(run)
         if run.killed is not None:
             return {"status": run.killed}
-        if not answered:
+        report = protocol.decode_report(bytes(run.result)) if answered else {"partial": False}
+        if "answer" not in report:
             return {"status": "crashed", "exit": describe_status(status)}
-        report = protocol.decode_report(bytes(run.result))
         answer = report["answer"]
         run.fake_cache = report.get("fake_cache")
         if "entered" in report and "timings" in answer:
@@ -240,7 +249,7 @@ class Worker:
                 for fd in list(run.open_fds):
                     if fd in ready and not self.drain(run, fd):
                         run.open_fds.discard(fd)
-                if time.monotonic() > run.deadline and not run.killed:
+                if time.monotonic() > run.deadline and not run.killed and run.time_is_up(time.monotonic()):
                     run.killed = "timeout"
                     kill_group(run.pid)
                 # A child's grandchildren may hold its pipes open: once it has

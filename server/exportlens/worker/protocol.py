@@ -36,6 +36,37 @@ from .shapes import ShapeError, check
 OpName = Literal["job", "cancel"]
 EventName = Literal["ready", "fatal", "partial", "result"]
 Status = Literal["exported", "failed", "skipped", "crashed", "timeout", "cancelled"]
+# What a job's child is doing, in order; a job stopped at its time limit says which pass ran out.
+Pass = Literal[
+    "load", "inputs", "export", "narrowing", "locate", "eager", "parts", "search", "lower", "gpu_path"
+]
+PASSES: dict[Pass, str] = {  # each pass as a timeout's message names it
+    "load": "importing the file and building the module",
+    "inputs": "building the example inputs",
+    "export": "the export itself",
+    "narrowing": "finding the line of a shape check that narrows the Dims",
+    "locate": "finding the line that added the guard",
+    "eager": "running the module eagerly",
+    "parts": "recording what its parts receive",
+    "search": "the search for more failures",
+    "lower": "checking the lowering of the exported program",
+    "gpu_path": "exporting the path the script takes on a GPU machine",
+}
+# Said when a pass after the module's answer (its first failure, its clean export) ran out of time.
+OUT_OF_TIME = (
+    "{what} ran out of the time limit and was stopped; what it found is shown. Raise `timeoutSeconds`"
+    " (`--timeout`) to give it more{alternative}"
+)
+SEARCH_OFF = ", or switch it off with `allFailures: false` (`--first-failure-only`)"
+
+
+def out_of_time(step: Pass) -> str:
+    return OUT_OF_TIME.format(what=PASSES[step], alternative=SEARCH_OFF if step == "search" else "")
+
+
+TARGET_OUT_OF_TIME = (
+    "it ran out of the job's time limit; raise `timeoutSeconds` (`--timeout`) to give it more"
+)
 
 
 # -- the job --------------------------------------------------------------------------------
@@ -164,6 +195,7 @@ class JobAnswer(_AnswerRequired, total=False):
     saved: str  # where the .pt2 was written
     save_error: str
     reason: str  # why skipped / timed out / crashed
+    stopped_in: Pass  # the pass its time limit stopped (a timeout; or a pass after the answer it keeps)
     exit: ExitInfo  # crashed
     worker_died: bool  # crashed because the worker itself went away
     output: str  # what the job printed (its start)
@@ -212,10 +244,17 @@ class ResultEvent(TypedDict):
 
 class _ReportRequired(TypedDict):
     partial: bool
-    answer: JobAnswer
 
 
 class ChildReport(_ReportRequired, total=False):
+    """The child's answer (its last report), or an early report: an answer to show at once, or
+    (`keep`) one for the worker to report if the child is stopped from now on; and the pass it
+    starts (`doing`), with its tracer once known."""
+
+    answer: JobAnswer
+    keep: bool
+    doing: Pass
+    strict: bool
     entered: float  # the child's clock when it got the job: the worker derives its fork time
     fake_cache: dict[str, object]  # fake-tensor cache entries it added (fake_cache.py), for the worker
 

@@ -77,6 +77,8 @@ class FailureRecord(_FailureRequired, total=False):
     cond: str  # a data-dependent guard's condition
     op: str  # the operator without a fake kernel
     eager: EagerVerdict
+    # An output torch cannot flatten: where the eager pass created that object (output_site.py).
+    created_at: list[Frame]
     # Where a constraint violation's guards were added (one more export), or why not.
     guard_sites: list[GuardSite]
     guard_sites_budget: str
@@ -90,8 +92,9 @@ class FailureRecord(_FailureRequired, total=False):
     placement: Placement  # where the job's tensors were (devices.py)
     # The `return` that built an output torch cannot flatten, seen in the eager pass (output_site.py).
     output_site: Frame
-    # Set on a record the search found: how, and what torch reported.
-    found_by: Literal["real-tensor-propagation"]
+    # Set on a record the search found: how (a retrace on real values, dynamo's graph breaks for a
+    # strict module), and what torch reported.
+    found_by: Literal["real-tensor-propagation", "dynamo-graph-breaks"]
     draft_failure_type: str
     example_value: str
 

@@ -143,6 +143,7 @@ def prepare_for_forking() -> None:
         output_site,
         part_inputs,
         sizing,
+        strict_breaks,
         summary,
         verify,
     )

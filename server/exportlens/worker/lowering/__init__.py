@@ -14,11 +14,11 @@ import time
 from typing import Any
 
 from ..budget import Budget, OutOfBudget
+from ..protocol import TARGET_OUT_OF_TIME
 from ..records import TargetResult
 
 # The target -> the module that checks it.  `export` is the export itself: nothing more to run.
 MODULES = {"core-aten": ".core_aten", "onnx": ".onnx", "aoti": ".aoti"}
-OUT_OF_TIME = "it ran out of the job's time limit; raise `timeoutSeconds` (`--timeout`) to give it more"
 
 
 def lower(targets: list[str], program: Any, attempt: Any, path: str, budget: Budget) -> list[TargetResult]:
@@ -31,7 +31,7 @@ def lower(targets: list[str], program: Any, attempt: Any, path: str, budget: Bud
             module = importlib.import_module(MODULES[target], __package__)
             result: TargetResult = module.check(program, attempt, path, budget)
         except OutOfBudget:
-            result = {"target": target, "ok": False, "skipped": OUT_OF_TIME}
+            result = {"target": target, "ok": False, "skipped": TARGET_OUT_OF_TIME}
         except BaseException as exc:  # noqa: BLE001 - a lowering's own bug is not the model's failure
             result = {"target": target, "ok": False, "internal": f"{type(exc).__name__}: {exc}"[:1000]}
         result.setdefault("seconds", time.perf_counter() - started)
