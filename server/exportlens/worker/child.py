@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from . import fake_cache, protocol
 from .budget import Budget, OutOfBudget
 from .isolation import isolate_child
-from .records import FailureRecord, PartInputs, Stage
+from .records import FailureRecord, ModuleTree, PartInputs, Stage
 from .records import Placement as PlacementRecord
 
 # Said when an extra pass after the first failure ran out of the job's time (the first is kept).
@@ -98,6 +98,7 @@ def execute(
     clock = [time.perf_counter()]
     cpu_at_start = time.process_time()  # a spare child spent some warming up before its job
     placement = Placement(job.get("device") or "fake")  # devices.py: where the tensors go
+    exported: ModuleTree | None = None
 
     def tick(stage_name: str) -> None:
         now = time.perf_counter()
@@ -117,6 +118,7 @@ def execute(
             attempt = build_sized(spec, user_module, path, tree, job["meta_above_mb"], placement)
             attempt.args, attempt.kwargs = finish(attempt.module, attempt.args, attempt.kwargs, placement)
         tick("inputs")
+        exported = _tree(job, attempt.module)  # what is exported: every answer from here on says it
         if attempt.meta and not placement.fake:
             # Everything the export (and any re-run) creates stays on meta too.
             torch.set_default_device("meta")
@@ -149,6 +151,8 @@ def execute(
             "timings": timings,
             "summary": summary,
         }
+        if exported is not None:
+            answer["tree"] = exported
         if job["save_to"]:
             error = save_program(program, job["save_to"], attempt, placement.describe())
             if error is None:
@@ -216,7 +220,15 @@ def execute(
             search = False
         if search:
             if report_early is not None:
-                report_early({"status": "failed", "strict": strict, "failure": record, "timings": timings})
+                first: protocol.JobAnswer = {
+                    "status": "failed",
+                    "strict": strict,
+                    "failure": record,
+                    "timings": timings,
+                }
+                if exported is not None:
+                    first["tree"] = exported
+                report_early(first)
             try:
                 record["more"], truncated = more_failures(exc, attempt, strict, path, budget)
                 if truncated:
@@ -230,9 +242,25 @@ def execute(
             "failure": record,
             "timings": timings,
         }
+        if exported is not None:
+            failed["tree"] = exported
         if parts:
             failed["parts"] = parts
         return failed
+
+
+def _tree(job: protocol.JobMessage, module: Any) -> ModuleTree | None:
+    """What the job exports (module_tree.py); None when that cannot be told."""
+    import torch
+
+    from .module_tree import module_tree
+
+    if not isinstance(module, torch.nn.Module):
+        return None
+    try:
+        return module_tree(job, module)
+    except Exception:  # noqa: BLE001 - naming the class is a courtesy: the job goes on without it
+        return None
 
 
 def _data_dependent(record: FailureRecord) -> bool:

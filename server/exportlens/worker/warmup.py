@@ -137,6 +137,7 @@ def prepare_for_forking() -> None:
         guard_sites,
         inputs,
         loader,
+        module_tree,
         part_inputs,
         sizing,
         summary,
