@@ -164,13 +164,18 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         # without torch is refused at once, with the worker's reason, as without the cache.
         if cache is None or not cache.env.torch:
             await engine.worker()
+        from .covered import check_paths  # files with export calls first: they say what they cover
+
         if cache is None:
             from .check import check_file
 
-            checks = [check_file(engine, str(f), None, options) for f in args.files]
+            results = await check_paths(
+                [str(f) for f in args.files], options, lambda p, o: check_file(engine, p, None, o)
+            )
         else:
-            checks = [cache.check(engine, str(f), options) for f in args.files]
-        results = list(await asyncio.gather(*checks))
+            results = await check_paths(
+                [str(f) for f in args.files], options, lambda p, o: cache.check(engine, p, o)
+            )
         info = engine.info
     finally:
         await engine.close()

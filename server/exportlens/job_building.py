@@ -26,6 +26,8 @@ class CheckOptions:
     graph_views: frozenset[tuple[str, str]] = frozenset()
     targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
     on_demand: bool = False  # also the targets.ON_DEMAND ones (aoti): its command, the CLI's --target
+    # (file, class) that exports of other files cover: no job, no "no example inputs" (covered.py)
+    covered: frozenset[tuple[str, str]] = frozenset()
 
 
 def tracers(mode: str | None) -> list[bool | None]:

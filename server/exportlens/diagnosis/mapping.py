@@ -169,7 +169,7 @@ def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContex
         tracer = (
             _STRICT if (record.get("strict") if "strict" in record else ctx.mode == "strict") else _NON_STRICT
         )
-        head = f"{tracer[:1].upper()}{tracer[1:]} refused `{ctx.module}`: {entry.why}{detail}."
+        head = f"{tracer[:1].upper()}{tracer[1:]} refused {ctx.label}: {entry.why}{detail}."
     if record.get("found_by"):
         head += " (Found on a second pass that used the example inputs' real values.)"
     fixes = kind.fix.get("suggested") or []

@@ -34,7 +34,10 @@ class FileCache:
 
             return await check_file(engine, path, None, options)  # reports why it cannot be read
         context = fingerprint.context(doc, options.roots, self.env, self.salt)
-        key = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass"))
+        # which of its classes other files' exports cover (covered.py) changes what is said of them
+        digest.update(repr(sorted(c for c in options.covered if c[0] == path)).encode())
+        key = digest.hexdigest()
         stored = self.store.load(path, context, KIND).get(WHOLE)
         if stored is not None and stored.key == key:
             self.hits += 1
