@@ -88,7 +88,8 @@ async def check_document(
         for strict in tracers(options.mode)
     ]
     held = held_back(jobs)  # guessed inputs wait for the real ones (covered.py)
-    jobs = [job for job in jobs if job not in held]
+    elsewhere = Coverage(path, [], options.covered)  # what other files' exports cover: no job
+    jobs = [job for job in jobs if job not in held and not elsewhere.covers(job[0])]
 
     def context(target: Target, outcome: JobOutcome) -> DiagnosisContext:
         return DiagnosisContext(

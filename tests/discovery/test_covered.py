@@ -173,22 +173,27 @@ async def test_parts_found_at_run_time_get_their_real_inputs_and_others_still_a_
 
 def test_the_cli_tells_a_model_file_what_a_script_exports_of_it(tmp_path: Path) -> None:
     """`exportlens check .`: the script's export covers the classes of `nets.py` it builds through
-    a factory; the class nothing exports keeps its "no example inputs"."""
+    a factory (no "no example inputs", no guess that fails on a 2-D tensor); the class nothing
+    exports keeps its "no example inputs"."""
     (tmp_path / "nets.py").write_text(
         "import torch\nimport torch.nn as nn\n\n\n"
+        "class Stem(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(8, 8)\n\n    def forward(self, x):\n        B, T, C = x.shape\n"
+        "        return self.fc(x).reshape(B, T * C)\n\n\n"
         "class Head(nn.Module):\n    def __init__(self, width):\n        super().__init__()\n"
         "        self.fc = nn.Linear(width, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n\n\n"
-        "class Net(nn.Module):\n    def __init__(self, width):\n        super().__init__()\n"
-        "        self.head = Head(width)\n\n    def forward(self, x):\n        return self.head(x)\n\n\n"
+        "class Net(nn.Module):\n    def __init__(self, width, stem):\n        super().__init__()\n"
+        "        self.stem, self.head = stem(), Head(width)\n\n"
+        "    def forward(self, x):\n        return self.head(self.stem(x))\n\n\n"
         "class Spare(nn.Module):\n    def __init__(self, width):\n        super().__init__()\n\n"
         "    def forward(self, x):\n        return x\n\n\n"
-        "def load_model(config):\n    return {'net': Net}[config['arch']](config['width'])\n",
+        "def load_model(config):\n    return {'net': Net}[config['arch']](config['width'], Stem)\n",
         encoding="utf-8",
     )
     (tmp_path / "export_nets.py").write_text(
         "import torch\nfrom nets import load_model\n\n"
-        "model = load_model({'arch': 'net', 'width': 8})\n"
-        "torch.export.export(model, (torch.randn(2, 8),))\n",
+        "model = load_model({'arch': 'net', 'width': 40})\n"
+        "torch.export.export(model, (torch.randn(2, 5, 8),))\n",
         encoding="utf-8",
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server"), EXPORTLENS_CACHE_DIR=str(tmp_path / ".cache"))
