@@ -18,14 +18,14 @@ from __future__ import annotations
 import ast
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from .discovery import REAL_INPUTS, Target
 from .document import Document
 from .engine import JobOutcome
-from .findings import FileResult
+from .findings import FileResult, ModuleResult
 from .job_building import CheckOptions
 from .worker.records import ModuleTree
 
@@ -49,6 +49,17 @@ def exported_as(doc: Document, target: Target) -> str | None:
     first = target.call.args[0] if target.call is not None and target.call.args else None
     text = ast.get_source_segment(doc.text, first) if first is not None else None
     return text if text and len(text) <= 40 and "\n" not in text else None
+
+
+def exporter(target: Target, path: str, results: Mapping[str, Sequence[ModuleResult]]) -> str | None:
+    """The module (of `results`: module -> its results) whose export exported `target`'s class."""
+    here = str(Path(path).resolve())
+    for name, found in results.items():
+        for result in found:
+            root = result.tree["root"] if result.tree else None
+            if name != target.name and root and (root["file"], root["class"]) == (here, target.class_name):
+                return name
+    return None
 
 
 def unresolved(target: Target) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..covered import exporter
 from ..discovery import Target
 from ..static_findings import anchor_range
 from .app import ExportLensServer
@@ -71,6 +72,10 @@ def _status(ls: ExportLensServer, state: FileState, target: Target, key: str | N
             shown += f" · alone: {status_line(own)}"
         return f"part of `{target.part_of}`{shown}"
     entry = state.entries.get(target.name)
+    if entry is None or all(r.status == "skipped" for r in entry.results):
+        results = {name: e.results for name, e in state.entries.items()}
+        if (name := exporter(target, state.path, results)) is not None:  # `build_model()` built it
+            return f"exported as `{name}` · {status_line(state.entries[name])}"
     if target.name in state.parents:  # checked as a part of what another file exports (elsewhere.py)
         where = f"part of a module of {Path(state.parents[target.name]).name}"
         if entry is not None and any(r.status != "skipped" for r in entry.results):
