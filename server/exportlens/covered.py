@@ -41,7 +41,8 @@ def exported_class(target: Target, outcome: JobOutcome | None) -> str | None:
     """The class `target`'s job exported, when the target's name does not say it (`model`)."""
     tree = tree_of(outcome)
     name = tree["root"]["class"] if tree else None
-    return None if name in (None, target.name, target.class_name) else name
+    # `UNet@12`: a second export call of `UNet`, named by its line
+    return None if name in (None, target.name.partition("@")[0], target.class_name) else name
 
 
 def exported_as(doc: Document, target: Target) -> str | None:
