@@ -116,6 +116,38 @@ def score(result: FileResult, export: Export, mode: str) -> Score:
     return out
 
 
+def case_files(case: str, slow: bool = False) -> list[str]:
+    """Every Python file of a case, as `exportlens check <case folder>` takes them (the scripts of
+    slow exports only if `slow`)."""
+    wanted = {script for name, script in scripts(slow) if name == case}
+    return [
+        str(p)
+        for p in sorted((CORPUS / case).rglob("*.py"))
+        if not p.name.startswith("export_") or str(p.relative_to(CORPUS / case)) in wanted
+    ]
+
+
+# A finding that says ExportLens could not check a class, or checked it on a guess.
+NOT_CHECKED = ("no-example-inputs", "guessed-inputs-failed")
+
+
+def covered_lines(results: list[FileResult], case: str) -> list[tuple[str, str, str]]:
+    """(file, class, code) of each `no-example-inputs` / `guessed-inputs-failed` line on a class the
+    case's export calls export or build their module from (tests/realcode_classes.py: what the
+    scripts build, never what ExportLens says), once each."""
+    from tests.realcode_classes import exported_classes
+
+    folder = (CORPUS / case).resolve()
+    covered = exported_classes(folder)
+    found = {
+        (str(Path(d.path).resolve().relative_to(folder)), d.module or "", d.code)
+        for result in results
+        for d in result.diagnostics
+        if d.code in NOT_CHECKED and Path(d.path).resolve().is_relative_to(folder)
+    }
+    return sorted(line for line in found if line[:2] in covered)
+
+
 def scripts(slow: bool = False) -> list[tuple[str, str]]:
     """(case, script) of every export script in EXPORTS, in order (those of slow exports if `slow`)."""
     return list(dict.fromkeys((e.case, e.script) for e in EXPORTS if slow or not e.slow))
@@ -467,7 +499,7 @@ EXPORTS: list[Export] = [
         ),
     ),
     Export("whisper", "export_whisper.py", "torch.export.export(model, (mel, tokens))", None, None),
-    # --- word_lm: LSTM / GRU language models and the nn.Transformer variant
+    # --- word_lm: LSTM / GRU language models and the nn.Transformer variant (see also the end)
     Export("word_lm", "export_word_lm.py", "torch.export.export(lstm, (data, hidden))", None, None),
     Export(
         "word_lm",
@@ -677,6 +709,50 @@ EXPORTS += [
     ),
 ]
 
+# --- issue 26 item 1: which class an export exports (a `.to(device)` script, a factory, a config)
+EXPORTS += [
+    # --- word_lm, as pytorch/examples' main.py builds it: `model = model.TransformerModel(...).to(device)`
+    #     at the script's top level, in one branch of an `if` (the other builds an RNNModel)
+    Export(
+        "word_lm",
+        "export_word_lm_main.py",
+        "torch.export.export(model, (data,))",
+        R("data-dependent-branch", "model.py", "output = self.encoder(src, mask=self.src_mask)", DATA_BRANCH),
+        R(
+            "data-dependent-branch",
+            "model.py",
+            "output = self.encoder(src, mask=self.src_mask)",
+            "UserError: Could not guard on data-dependent expression Eq(u0, 1)",
+        ),
+    ),
+    # --- efficientnet_factory: `EfficientNet.from_name(...)` (a classmethod returning `cls(...)`), a
+    #     package whose utils.py holds the helper layers
+    Export(
+        "efficientnet_factory", "export_efficientnet.py", "torch.export.export(model, (images,))", None, None
+    ),
+    Export("efficientnet_factory", "export_efficientnet.py", 'Dim("batch")', None, None),
+    # --- swin_build: `build_model(get_config(args))`, the class picked by the config's MODEL.TYPE
+    Export("swin_build", "export_swin.py", "torch.export.export(model, (images,))", None, None),
+    Export(
+        "swin_build",
+        "export_swin.py",
+        'Dim("batch")',
+        # `B = int(windows.shape[0] / (H * W / ws / ws))` makes the batch a float, then an int: the
+        # non-strict tracer specialises it to 2 there; strict's first guard is at the next line's view.
+        R("dim-specialized", "models/swin_transformer.py", "B = int(windows.shape[0]", SPECIALIZED + " (2)"),
+        R(
+            "dim-range-narrowed",
+            "models/swin_transformer.py",
+            "x = windows.view(B, H // window_size",
+            "UserError: Not all values of batch satisfy the generated guard (4096*batch) % (256*...) == 0",
+        ),
+        known={
+            ("strict", "located"): "strict-guard-site: torch names the view in window_reverse only in its"
+            " guard log; ExportLens puts dim-range-narrowed on the export call (issue 26 items 3, 7)"
+        },
+    ),
+]
+
 # Model files checked on their own (`exportlens check model.py`): ExportLens builds the modules it
 # can (here only inferred inputs), torch exports those on the same inputs (bench/realcode_truth.py
 # builds them the plain Python way). No error finding in any model file; these modules exported:
@@ -721,3 +797,7 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
 }
 for _export in EXPORTS:
     _export.known.update(KNOWN.get(_export.id, {}))
+
+# Cases where a class an export covers still gets a `no-example-inputs` / `guessed-inputs-failed`
+# line today: {case: "<pattern>: <what>"} (test_no_guess_on_an_exported_class's strict xfails).
+COVERED_KNOWN: dict[str, str] = {}

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .codes import registered
+from .worker.records import ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
 InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "none"]
@@ -110,6 +111,8 @@ class ModuleResult:
     timings: dict[str, float] = field(default_factory=dict)
     # Each lowering after the export (docs/targets.md): target, ok, seconds, facts, skipped.
     targets: list[dict[str, Any]] = field(default_factory=list)
+    # The class the job exported and the workspace classes in it (covered.py); None: not known.
+    tree: ModuleTree | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -123,6 +126,8 @@ class ModuleResult:
         }
         if self.targets:
             out["targets"] = self.targets
+        if self.tree is not None:
+            out["class"] = self.tree["root"]["class"]
         return out
 
 

@@ -45,7 +45,7 @@ async def test_gpu_code_checks_without_a_gpu(server: Session) -> None:
     diagnostics = await server.open("on_gpu.py", ON_GPU)
     uri = (server.root / "on_gpu.py").resolve().as_uri()
     assert not [d for d in diagnostics if "CUDA" in d.message or d.code == "inputs-error"]
-    (branch,) = [d for d in diagnostics if d.code == "data-dependent-branch" and "Branchy()" in d.message]
+    (branch,) = [d for d in diagnostics if d.code == "data-dependent-branch" and "`Branchy`" in d.message]
     assert branch.range.start.line == line_of(ON_GPU, "if x.sum() > 0")
     assert "not looked for" in branch.message and "`cuda:0`" in branch.message
     # The hover's graph is the GPU's: the device it names, and the ops made on it.

@@ -2,43 +2,64 @@
 
 Each export call of each corpus script, in each tracer: a refusal must be flagged (an error
 finding on the module), located (on torch's culprit line) and named (the right code); a module
-torch exports must get no error finding. What ExportLens gets wrong today is a strict xfail
-whose reason names the pattern, so a fix shows up as an XPASS to turn into a pass.
-The checks run through the real worker, once per (script, tracer), without the search for a
-failing module's further failures (only its first is scored).
+torch exports must get no error finding; and no class an export call exports or builds its module
+from gets a "could not check" line (`no-example-inputs`, `guessed-inputs-failed`) in any file of
+the case. What ExportLens gets wrong today is a strict xfail whose reason names the pattern, so a
+fix shows up as an XPASS to turn into a pass.
+The checks run through the real worker, once per (case, tracer) on every file of the case as
+`exportlens check <case folder>` does, without the search for a failing module's further failures
+(only its first is scored).
 """
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from exportlens.check import CheckOptions, check_file
+from exportlens.check import CheckOptions
+from exportlens.check.placed import check_planned
+from exportlens.check.plan import plan_file
+from exportlens.check.sites import SiteIndex
 from exportlens.engine import Engine
 from exportlens.findings import FileResult
 from tests.conftest import check
 from tests.realcode_expected import (
     CORPUS,
+    COVERED_KNOWN,
     EXPORTS,
     MODEL_EXPORTS,
     MODEL_KNOWN,
     MODES,
     Export,
+    case_files,
+    covered_lines,
     model_files,
     score,
+    scripts,
 )
 from tests.torch_versions import versioned, worker_version
 
-_RESULTS: dict[tuple[str, str, str], FileResult] = {}
+_RESULTS: dict[tuple[str, str], dict[str, FileResult]] = {}
+
+
+async def _case(engine: Engine, case: str, mode: str) -> dict[str, FileResult]:
+    """Each file of the case (resolved path -> result), checked together as the CLI does."""
+    if (case, mode) not in _RESULTS:
+        files = case_files(case)
+        # The first failure of each module is what is scored: no search for its others (faster).
+        options = CheckOptions(mode=mode, roots=[str(CORPUS / case)], all_failures=False)
+        index, root = SiteIndex(), str(CORPUS / case)
+        planned = [plan_file(f, options, index, root) for f in files]
+        results = await asyncio.gather(
+            *(p if isinstance(p, FileResult) else check_planned(engine, p) for p in planned)
+        )
+        _RESULTS[case, mode] = {r.path: r for r in results}
+    return _RESULTS[case, mode]
 
 
 async def _result(engine: Engine, export: Export, mode: str) -> FileResult:
-    key = (export.case, export.script, mode)
-    if key not in _RESULTS:
-        path = CORPUS / export.case / export.script
-        # The first failure of each module is what is scored: no search for its others (faster).
-        options = CheckOptions(mode=mode, roots=[str(path.parent)], all_failures=False)
-        _RESULTS[key] = await check_file(engine, str(path), None, options)
-    return _RESULTS[key]
+    return (await _case(engine, export.case, mode))[str((CORPUS / export.case / export.script).resolve())]
 
 
 def _params() -> list[object]:
@@ -70,6 +91,24 @@ async def test_corpus(engine: Engine, export: Export, mode: str, aspect: str) ->
         assert got.aspects()[aspect], (
             f"torch: {truth.torch}; expected {where}; ExportLens: {got.status} {seen}"
         )
+
+
+def _cases() -> list[object]:
+    cases = dict.fromkeys(case for case, _ in scripts())
+    return [
+        pytest.param(case, id=case, marks=[pytest.mark.xfail(strict=True, reason=COVERED_KNOWN[case])])
+        if case in COVERED_KNOWN
+        else case
+        for case in cases
+    ]
+
+
+@pytest.mark.parametrize("case", _cases())
+async def test_no_guess_on_an_exported_class(engine: Engine, case: str) -> None:
+    """A class an export call exports (through a factory, a config, `.to(device)`) or builds its
+    module from is checked by that export: never said to be uncheckable, never checked on a guess."""
+    results = [r for mode in MODES for r in (await _case(engine, case, mode)).values()]
+    assert covered_lines(results, case) == []
 
 
 _MODEL_RESULTS: dict[tuple[str, str], FileResult] = {}

@@ -173,9 +173,7 @@ if __name__ == "__main__":
 """,
     )
     no_cuda_error(result)
-    (branch,) = [
-        d for d in result.diagnostics if d.code == "data-dependent-branch" and d.module == "Branchy()"
-    ]
+    (branch,) = [d for d in result.diagnostics if d.code == "data-dependent-branch" and d.module == "Branchy"]
     assert branch.range.start.line == line_of(branch.path, "if x.sum() > 0")
     assert "not looked for" in branch.message and "`cuda:0`" in branch.message, branch.message
 
@@ -192,7 +190,7 @@ if __name__ == "__main__":
         mode="both",
     )
     no_cuda_error(result)
-    mixed = [d for d in result.diagnostics if d.module == "Mixed()"]
+    mixed = [d for d in result.diagnostics if d.module == "Mixed"]
     assert {d.code for d in mixed} == {"device-mismatch"}, [d.message for d in mixed]
     # Both tracers refuse it: said once, or once each where torch 2.10's strict marks the statement.
     assert {d.mode for d in mixed} in ({"both"}, {"non-strict", "strict"}), [d.mode for d in mixed]
@@ -252,7 +250,7 @@ if __name__ == "__main__":
     )
     no_cuda_error(result)
     assert not result.diagnostics, [d.message for d in result.diagnostics]
-    amp = next(m for m in result.modules if m.name == "model" and m.mode == "non-strict")
+    amp = next(m for m in result.modules if m.name == "Amp" and m.mode == "non-strict")
     assert amp.status == "exported" and amp.graph is not None
     assert "wrap_with_autocast('cuda', torch.float16, True" in amp.graph["code"], amp.graph["code"]
     assert not [w for w in amp.graph["warnings"] if "Disabling autocast" in w["message"]]
@@ -268,7 +266,7 @@ if __name__ == "__main__":
     torch.export.export(Net().cuda(), (torch.randn(rows, 8, device="cuda"),))
 """,
     )
-    (finding,) = [d for d in result.diagnostics if d.module == "Net()"]
+    (finding,) = [d for d in result.diagnostics if d.module == "Net"]
     assert (finding.code, finding.severity) == ("needs-real-device", "warning"), finding.message
     assert finding.range.start.line == line_of(finding.path, "rows = int(")
     assert "`cuda:0`" in finding.message and "--device cpu" in finding.message, finding.message

@@ -168,6 +168,19 @@ ANSWERS: list[protocol.JobAnswer] = [
     {"status": "timeout", "seconds": 30.0},
     {"status": "cancelled", "seconds": 0.0},
     {"status": "failed", "failure": RECORD, "parts": PARTS[:1]},  # what a part received, on failure too
+    {  # what the job exported (module_tree.py): a library's class has no workspace file
+        "status": "failed",
+        "failure": RECORD,
+        "tree": {
+            "root": {"class": "Net", "file": "/w/net.py"},
+            "parts": [{"class": "Block", "file": "/w/blocks.py"}],
+        },
+    },
+    {
+        "status": "exported",
+        "summary": SUMMARY,
+        "tree": {"root": {"class": "GPT2Model", "file": None}, "parts": []},
+    },
 ]
 TO_WORKER: list[protocol.ToWorker] = [
     *({"op": "job", "job": job(spec)} for spec in INPUTS.values()),

@@ -13,7 +13,8 @@ Which, in which order (`plan`), the scheduler's decision on an edit, pure:
 - otherwise the modules whose result key changed (keys.py), or that have no result yet;
 - a module checked through another file's export call runs that file from disk: only when forced;
 - those whose class the edit touched go first, then the rest; a part goes with its parent (whose
-  export records the inputs it is checked with).
+  export records the inputs it is checked with), and so does a class no export is known to cover with
+  the modules whose exports may cover it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from ..discovery import Discovery, Target
 from ..document import Document
 from ..findings import FileResult
+from .covered import with_exporters
 from .jobs import CheckOptions
 from .keys import touched
 from .sites import SiteIndex
@@ -145,4 +147,8 @@ def plan(
     # A part runs with its parent, whose export records its inputs: the two share a batch.
     first_names |= {t.part_of for t in found.targets if t.name in first_names and t.part_of}
     first_names |= {t.name for t in found.targets if t.part_of in first_names}
+    # A class no export is known to cover goes with the modules whose exports may (covered.py).
+    first_names |= {
+        t.name for t in with_exporters([t for t in found.targets if t.name in first_names], found.targets)
+    }
     return [t for t in todo if t.name in first_names], [t for t in todo if t.name not in first_names]

@@ -19,6 +19,7 @@ from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine, JobOutcome
 from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
+from .covered import Coverage, exported_as, exported_class, held_back, tree_of, unresolved, with_exporters
 from .guessed import soften_guessed
 from .jobs import MODES, CheckOptions, make_job, tracers
 from .parts import reached_export, recorded_parts, with_parents
@@ -77,17 +78,22 @@ async def check_document(
         return result
     targets = [t for t in found.targets if only is None or t.name in only]
     targets = with_parents(targets, found.targets)  # a part's inputs are recorded by its parent
+    targets = with_exporters(targets, found.targets)  # they tell which classes they cover
     jobs = [
         (target, strict)
         for target in targets
         if target.inputs_kind != "none" and target.part_of is None
         for strict in tracers(options.mode)
     ]
+    held = held_back(jobs)  # guessed inputs wait for the real ones (covered.py)
+    jobs = [job for job in jobs if job not in held]
 
     def context(target: Target, outcome: JobOutcome) -> DiagnosisContext:
         return DiagnosisContext(
             document=doc,
             module=target.name,
+            exported=exported_class(target, outcome),
+            exported_as=exported_as(doc, target),
             mode="strict" if outcome.strict else "non-strict",
             anchor=anchor_range(doc.source_text, target),
             roots=options.roots,
@@ -108,7 +114,8 @@ async def check_document(
         """The files whose part classes `parent`'s export records: none, no recording pass."""
         if parent.inputs_kind not in REAL_INPUTS:
             return []
-        own = [path] if any(t.part_of == parent.name for t in targets) else []
+        # the file's classes that are, or may be, its parts (what it holds tells: covered.py)
+        own = [path] if any(t.part_of == parent.name or unresolved(t) for t in targets) else []
         return own + [other.path for other in others if other.path != path]
 
     outcomes = list(
@@ -119,28 +126,32 @@ async def check_document(
             )
         )
     )
+    first = [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)]
+    coverage = Coverage(path, first)
+    covered = {t.name for t in targets if coverage.covers(t)}
+    targets = coverage.marked(targets)  # a class an export holds is its part
+    held = [(target, strict) for target, strict in held if not coverage.covers(target)]
     # Then each part its parent recorded inputs for, alone with them (parts.py).
-    parts = recorded_parts(
-        targets,
-        [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)],
-        path,
-        others,
-    )
+    parts = recorded_parts(targets, first, path, others)
     part_jobs = [(p.target, strict) for p in parts.values() for strict in tracers(options.mode)]
     for (target, _), done in zip(jobs, outcomes, strict=True):
-        if part_jobs and (report := relay(target)) is not None:
+        if (part_jobs or held) and (report := relay(target)) is not None:
             report(done)  # the parents' results are final: shown while their parts are checked
     # A part's lowering is its parent's: the parent's program already holds the part's nodes.
     alone = dataclasses.replace(options, targets=("export",))
     outcomes += await asyncio.gather(
-        *(engine.run(make_job(doc, target, strict, alone)) for target, strict in part_jobs)
+        *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in held),
+        *(engine.run(make_job(doc, target, strict, alone)) for target, strict in part_jobs),
     )
-    jobs += part_jobs
-    names = {t.name for t in targets}
+    jobs += held + part_jobs
+    names = {t.name for t in targets} - covered
     result.diagnostics += [f for f in read_findings(doc) if f.module in names]
+    checked = {target.name for target, _ in jobs}
     for target in targets:
-        if target.name not in parts and (target.part_of is not None or target.inputs_kind == "none"):
-            # a part its parent did not record inputs for is checked by its parent's export only
+        unrecorded = target.part_of is not None and target.name not in parts
+        if unrecorded or (target.name not in checked and unresolved(target)):
+            # a part its parent did not record inputs for is checked by its parent's export only;
+            # a class an export covers, by that export
             result.modules.append(_module_result(target, None, "skipped", options.mode))
     by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (target, _), outcome in zip(jobs, outcomes, strict=True):
@@ -182,6 +193,7 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         graph=summary,
         timings=outcome.timings if outcome else {},
         targets=target_facts(outcome),
+        tree=tree_of(outcome),
     )
 
 

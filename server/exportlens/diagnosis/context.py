@@ -18,6 +18,22 @@ class DiagnosisContext:
     # Where the inputs came from: "export-call" means the user builds (and exports) the module
     # themselves; otherwise ExportLens built it with `Cls()`, in training mode by default.
     inputs: str = "export-call"
+    # The class the job exported when `module` does not name it, and what the export call passed:
+    # `Net` (exported as `model`)
+    exported: str | None = None
+    exported_as: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How messages name the module: `Net`, or `Net` (exported as `model`)."""
+        if self.exported is None:
+            return f"`{self.module}`"
+        return f"`{self.exported}` (exported as `{self.exported_as or self.module}`)"
+
+    @property
+    def class_name(self) -> str:
+        """The module's class: where the file's class is looked up by name."""
+        return self.exported or self.module
 
     @property
     def path(self) -> str:

@@ -200,7 +200,7 @@ def related_chain(places: list[Place], culprit: Place, ctx: DiagnosisContext) ->
     """The export call / module first, then each outer frame down to the culprit."""
     related = []
     if not (culprit.path == ctx.path and culprit.range == ctx.anchor):
-        related.append(Related(ctx.path, ctx.anchor, f"`{ctx.module}` is checked from here"))
+        related.append(Related(ctx.path, ctx.anchor, f"{ctx.label} is checked from here"))
     for place in places:
         if place == culprit:
             continue

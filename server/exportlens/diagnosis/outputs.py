@@ -59,7 +59,7 @@ def return_place(ctx: DiagnosisContext, class_name: str, record: dict[str, Any])
     if ctx.document.syntax_error is not None:
         return None
     tree = ctx.document.tree
-    module = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == ctx.module), None)
+    module = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == ctx.class_name), None)
     forward = next(
         (
             s

@@ -100,9 +100,14 @@ def discover_document(doc: Document) -> Discovery:
         else:
             spec = {"kind": "none", "class": name, "why": _why_no_inputs(cls)}
         targets.append(Target(name, name, cls, spec))
+    outside = _outside_classes(tree, set(classes))
     for target in targets:
         if target.class_name:
             target.uses = _used_classes(classes[target.class_name], set(classes) - {target.class_name})
+        elif target.call is not None:
+            # What it exports is known only when it runs (a factory, `wrapper.module`): any class the
+            # script's code names may be it, or a part of it (the export's result key keeps them).
+            target.uses = set(outside)
     _close_uses(targets)
     _mark_parts(targets)
     targets.sort(key=lambda t: (getattr(t.node, "lineno", 0), getattr(t.node, "col_offset", 0)))
@@ -240,6 +245,18 @@ def _has_method(cls: ast.ClassDef, name: str, classes: dict[str, ast.ClassDef], 
 
 def _used_classes(cls: ast.ClassDef, others: set[str]) -> set[str]:
     return {n.id for n in ast.walk(cls) if isinstance(n, ast.Name) and n.id in others}
+
+
+def _outside_classes(tree: ast.Module, classes: set[str]) -> set[str]:
+    """The module classes of the file that code outside their definitions names."""
+    todo: list[ast.AST] = [s for s in tree.body if not isinstance(s, ast.ClassDef)]
+    named: set[str] = set()
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and node.id in classes:
+            named.add(node.id)
+        todo.extend(ast.iter_child_nodes(node))
+    return named
 
 
 def _close_uses(targets: list[Target]) -> None:

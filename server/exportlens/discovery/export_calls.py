@@ -10,10 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ..syntax import child_bodies, contains_export_call, dotted, is_export_call
-
-# Calls on a module that return the module (or a copy): peeled to find its class.
-_MODULE_METHODS = {"eval", "train", "to", "cpu", "float", "double", "half", "requires_grad_"}
+from ..syntax import child_bodies, contains_export_call, is_export_call
+from .built_class import built_class, statements_before
 
 
 @dataclass
@@ -31,22 +29,22 @@ def find_export_calls(tree: ast.Module, source: str, imports: dict[str, str]) ->
     stop = load_stop(tree, imports)
     loaded = {id(s) for s in tree.body[: tree.body.index(stop) if stop else len(tree.body)]}
 
-    def visit(body: list[ast.stmt], prelude: list[ast.stmt]) -> None:
+    def visit(body: list[ast.stmt], prelude: list[ast.stmt], scopes: list[list[ast.stmt]]) -> None:
         for index, stmt in enumerate(body):
             before = prelude + [
                 s for s in body[:index] if id(s) not in loaded and not contains_export_call(s, imports)
             ]
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(stmt.body, [])  # a function's body starts afresh
+                visit(stmt.body, [], [tree.body, stmt.body])  # a function's body starts afresh
                 continue
             if isinstance(stmt, ast.ClassDef):
                 continue
             for call in _calls_in_statement(stmt, imports):
-                calls.append(_describe(call, before, source))
+                calls.append(_describe(call, before, source, tree, scopes))
             for inner in child_bodies(stmt):
-                visit(inner, before)
+                visit(inner, before, scopes)
 
-    visit(tree.body, [])
+    visit(tree.body, [], [tree.body])
     return calls
 
 
@@ -67,39 +65,15 @@ def _calls_in_statement(stmt: ast.stmt, imports: dict[str, str]) -> list[ast.Cal
     return found
 
 
-def _describe(call: ast.Call, prelude: list[ast.stmt], source: str) -> ExportCall:
+def _describe(
+    call: ast.Call, prelude: list[ast.stmt], source: str, tree: ast.Module, scopes: list[list[ast.stmt]]
+) -> ExportCall:
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "mod"), None)
     text = ast.get_source_segment(source, first) or "" if first is not None else ""
-    return ExportCall(call, prelude, _class_of(first, prelude), text)
-
-
-def _class_of(expr: ast.AST | None, prelude: list[ast.stmt]) -> str | None:
-    """`Net()`, `Net().eval()`, or a name assigned from one of those earlier."""
-    seen = 0
-    while expr is not None and seen < 20:
-        seen += 1
-        if isinstance(expr, ast.Call):
-            func = expr.func
-            if isinstance(func, ast.Attribute) and func.attr in _MODULE_METHODS:
-                expr = func.value
-                continue
-            return dotted(func)
-        if isinstance(expr, ast.Name):
-            expr = _last_assignment(expr.id, prelude)
-            continue
-        return None
-    return None
-
-
-def _last_assignment(name: str, prelude: list[ast.stmt]) -> ast.expr | None:
-    for stmt in reversed(prelude):
-        if isinstance(stmt, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in stmt.targets
-        ):
-            return stmt.value
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
-            return stmt.value
-    return None
+    # What ran before the call, the top-level statements the load runs included (`model =
+    # Net().to(device)` above the call): where its first argument's class is read from.
+    built = built_class(first, statements_before(scopes, call), tree)
+    return ExportCall(call, prelude, built, text)
 
 
 def load_stop(tree: ast.Module, imports: dict[str, str]) -> ast.stmt | None:

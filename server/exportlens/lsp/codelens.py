@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from ..check.covered import exporter
 from ..check.static_findings import anchor_range
 from ..discovery import Target
 from . import trust
@@ -64,6 +65,10 @@ def _status(snap: Snapshot, target: Target, key: str | None) -> str:
             shown += f" · alone: {status_line(own)}"
         return f"part of `{target.part_of}`{shown}"
     entry = snap.results.get(target.name)
+    if entry is None or all(r.status == "skipped" for r in entry.results):
+        results = {name: e.results for name, e in snap.results.items()}
+        if (name := exporter(target, snap.path, results)) is not None:  # `build_model()` built it
+            return f"exported as `{name}` · {status_line(snap.results[name])}"
     parents = snap.placement.parents
     if target.name in parents:  # checked as a part of what another file exports (check/elsewhere.py)
         where = f"part of a module of {Path(parents[target.name]).name}"

@@ -30,7 +30,13 @@ def finding_from(raw: dict[str, Any]) -> Finding:
 
 def result_to(result: ModuleResult) -> dict[str, Any]:
     """Everything of a module result, the export summary (the hover's graph) included."""
-    return {**result.to_json(), "seconds": result.seconds, "graph": result.graph, "timings": result.timings}
+    return {
+        **result.to_json(),
+        "seconds": result.seconds,
+        "graph": result.graph,
+        "timings": result.timings,
+        "tree": result.tree,
+    }
 
 
 def result_from(raw: dict[str, Any]) -> ModuleResult:
@@ -45,4 +51,5 @@ def result_from(raw: dict[str, Any]) -> ModuleResult:
         graph=raw.get("graph"),
         timings=raw.get("timings", {}),
         targets=raw.get("targets", []),
+        tree=raw.get("tree"),
     )

@@ -21,7 +21,7 @@ from . import fake_cache, protocol
 from .after_failure import after_failure, yield_cpu
 from .budget import Budget
 from .isolation import isolate_child
-from .records import PartInputs, Stage
+from .records import ModuleTree, PartInputs, Stage
 from .records import Placement as PlacementRecord
 
 
@@ -112,6 +112,7 @@ def execute(
     clock = [time.perf_counter()]
     cpu_at_start = time.process_time()  # a spare child spent some warming up before its job
     placement = Placement(job.get("device") or "fake")  # devices.py: where the tensors go
+    exported: ModuleTree | None = None
 
     def tick(stage_name: str) -> None:
         now = time.perf_counter()
@@ -133,6 +134,7 @@ def execute(
             attempt = build_sized(spec, user_module, path, tree, job["meta_above_mb"], placement)
             attempt.args, attempt.kwargs = finish(attempt.module, attempt.args, attempt.kwargs, placement)
         tick("inputs")
+        exported = _tree(job, attempt.module)  # what is exported: every answer from here on says it
         if attempt.meta and not placement.fake:
             # Everything the export (and any re-run) creates stays on meta too.
             torch.set_default_device("meta")
@@ -171,6 +173,8 @@ def execute(
             "timings": timings,
             "summary": summary,
         }
+        if exported is not None:
+            answer["tree"] = exported
         if job["save_to"]:
             error = save_program(program, job["save_to"], attempt, placement.describe())
             if error is None:
@@ -210,6 +214,8 @@ def execute(
             "failure": record,
             "timings": timings,
         }
+        if exported is not None:
+            failed["tree"] = exported
         parts: list[PartInputs] = []
         if stage == "export":
             timings["export"] = budget.export_seconds  # the failed export alone, before the passes after it
@@ -219,6 +225,20 @@ def execute(
         if parts:
             failed["parts"] = parts
         return failed
+
+
+def _tree(job: protocol.JobMessage, module: Any) -> ModuleTree | None:
+    """What the job exports (module_tree.py); None when that cannot be told."""
+    import torch
+
+    from .module_tree import module_tree
+
+    if not isinstance(module, torch.nn.Module):
+        return None
+    try:
+        return module_tree(job, module)
+    except Exception:  # noqa: BLE001 - naming the class is a courtesy: the job goes on without it
+        return None
 
 
 def save_program(

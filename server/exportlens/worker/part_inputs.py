@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +31,7 @@ import torch
 
 from .budget import Budget, OutOfBudget
 from .inputs import Attempt
+from .module_tree import Workspace
 from .part_dims import ParentDims, confirm, derived_roots, drop_derived, narrowed, parent_dims, settle
 from .records import PartDim, PartInputs
 
@@ -165,40 +164,18 @@ def _key(cls: type, file: str) -> str:
     return f"{file}::{cls.__qualname__}"
 
 
-class _Workspace:
+class _Workspace(Workspace):
     """Which classes are recorded: those of the files the job names (`parts_from`: the checked
-    file, workspace files it imports), each file below a folder of the job's sys.path and not
-    installed code (site-packages, the interpreter's own). None named: nothing is recorded, and
-    no pass runs."""
+    file, workspace files it imports), each a workspace file (module_tree.py). None named:
+    nothing is recorded, and no pass runs."""
 
     def __init__(self, job: Any) -> None:
-        self.path, self.module_name = str(Path(job["path"]).resolve()), job["module_name"]
+        super().__init__(job)
         self.wanted = {str(Path(p).resolve()) for p in job.get("parts_from") or ()}
-        self.folders = [Path(p).resolve() for p in job["sys_path"] if p]
-        self._files: dict[str, str | None] = {}
 
     def file_of(self, cls: type) -> str | None:
-        if cls.__module__ == self.module_name:
-            return self.path if self.path in self.wanted else None
-        if cls.__module__ not in self._files:
-            file = self._workspace_file(cls.__module__)
-            self._files[cls.__module__] = file if file in self.wanted else None
-        return self._files[cls.__module__]
-
-    def _workspace_file(self, module: str) -> str | None:
-        file = getattr(sys.modules.get(module), "__file__", None)
-        if not isinstance(file, str) or not file.endswith(".py"):
-            return None
-        resolved = Path(file).resolve()
-        if {"site-packages", "dist-packages"} & set(resolved.parts) or _installed(resolved):
-            return None
-        return str(resolved) if any(resolved.is_relative_to(f) for f in self.folders) else None
-
-
-def _installed(file: Path) -> bool:
-    """Under the interpreter's own prefixes (the standard library, a venv's)."""
-    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p}
-    return any(file.is_relative_to(p) for p in prefixes if p != Path(os.sep))
+        file = super().file_of(cls)
+        return file if file in self.wanted else None
 
 
 def _fake(attempt: Attempt) -> bool:

@@ -27,6 +27,7 @@ from typing import Any, Literal, TypedDict, cast
 from .records import (  # the payloads a job reports
     ExportSummary,
     FailureRecord,
+    ModuleTree,
     PartDim,
     PartInputs,
     TargetResult,
@@ -190,6 +191,7 @@ class JobAnswer(_AnswerRequired, total=False):
     summary: ExportSummary  # exported
     failure: FailureRecord  # failed
     parts: list[PartInputs]  # what each part class of the file received (part_inputs.py)
+    tree: ModuleTree  # the class exported and the workspace classes in it (module_tree.py)
     targets: list[TargetResult]  # each lowering's verdict after a clean export (lowering/)
     verify: VerifyVerdict  # a proof's verdict
     saved: str  # where the .pt2 was written

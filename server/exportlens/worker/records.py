@@ -322,3 +322,12 @@ class PartInputs(_PartRequired, _PartClass, total=False):
     file: str  # the resolved path of the workspace file that defines the class
     unsupported: str  # an argument that cannot be rebuilt: no check of its own
     meta: bool  # the parent was built on the meta device (sizing.py): no values, no allocation
+
+
+# -- the class a job exports and the workspace classes in its module (module_tree.py) -------
+TreeClass = TypedDict("TreeClass", {"class": str, "file": str | None})  # file: None outside the workspace
+
+
+class ModuleTree(TypedDict):
+    root: TreeClass  # the exported object's class
+    parts: list[TreeClass]  # the workspace classes among its submodules, each once

@@ -139,6 +139,7 @@ def prepare_for_forking() -> None:
         inputs,
         layer_sites,
         loader,
+        module_tree,
         narrowing,
         output_site,
         part_inputs,

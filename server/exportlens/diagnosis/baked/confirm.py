@@ -40,7 +40,8 @@ def baked_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Findi
     facts = summary.get("facts") or {}
     # The module's own forward, and those of the file's classes it is built from: a KV cache or a
     # print in a submodule's forward is baked in just the same.
-    found = [site for name in built_from(tree, ctx.module) for site in find_sites(tree, ctx.source, name)[0]]
+    built = built_from(tree, ctx.class_name)
+    found = [site for name in built for site in find_sites(tree, ctx.source, name)[0]]
     sites = list({(s.line, s.col, s.kind): s for s in found}.values())  # a base class's, once
     findings = [f for site in sites if (f := _site(site, summary, ctx, text))]
     if ctx.inputs == "export-call":  # a module ExportLens built itself is in train mode by default

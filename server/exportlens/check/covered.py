@@ -1,0 +1,116 @@
+"""Which classes an export already covers, and the order of a check that follows from it.
+
+A job with real inputs (the user's export call, an `example_inputs()` method) reports the class it
+exported and the workspace classes its module is built from (worker/module_tree.py): only running
+tells what `build_model(cfg)`, `Model.from_name("b0")` or `wrapper.module` is. A class that such an
+export covers is checked by that export, never on its own with guessed inputs:
+- the exported class (`model = build_model(cfg)` builds `Net`): no job of its own; the export's
+  findings are its findings, said of `Net` (exported as `model`);
+- a part of it: checked with the inputs it receives there (parts.py), as a part discovery found.
+So in a file with real inputs the guessed-input jobs wait for those jobs and run only for the
+classes no export covers; "no example inputs" is said only of those too. A file without real
+inputs keeps its one round. A class of a file without real inputs that another file's export
+builds is checked through that file (check/plan.py's parent files), as every check places it.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from ..discovery import REAL_INPUTS, Target
+from ..document import Document
+from ..engine import JobOutcome
+from ..findings import ModuleResult
+from ..worker.records import ModuleTree
+
+_Job = TypeVar("_Job", bound=tuple[Target, bool | None])
+
+
+def tree_of(outcome: JobOutcome | None) -> ModuleTree | None:
+    return outcome.raw.get("tree") if outcome is not None else None
+
+
+def exported_class(target: Target, outcome: JobOutcome | None) -> str | None:
+    """The class `target`'s job exported, when the target's name does not say it (`model`)."""
+    tree = tree_of(outcome)
+    name = tree["root"]["class"] if tree else None
+    # `UNet@12`: a second export call of `UNet`, named by its line
+    return None if name in (None, target.name.partition("@")[0], target.class_name) else name
+
+
+def exported_as(doc: Document, target: Target) -> str | None:
+    """What the export call passes (`model`, `wrapper.module`), when it fits in a message."""
+    first = target.call.args[0] if target.call is not None and target.call.args else None
+    text = ast.get_source_segment(doc.text, first) if first is not None else None
+    return text if text and len(text) <= 40 and "\n" not in text else None
+
+
+def exporter(target: Target, path: str, results: Mapping[str, Sequence[ModuleResult]]) -> str | None:
+    """The module (of `results`: module -> its results) whose export exported `target`'s class."""
+    here = str(Path(path).resolve())
+    for name, found in results.items():
+        for result in found:
+            root = result.tree["root"] if result.tree else None
+            if name != target.name and root and (root["file"], root["class"]) == (here, target.class_name):
+                return name
+    return None
+
+
+def unresolved(target: Target) -> bool:
+    """A class of the file that no export is known to cover before the exports run."""
+    return target.class_name is not None and target.part_of is None and target.inputs_kind not in REAL_INPUTS
+
+
+def with_exporters(chosen: Sequence[Target], every: Sequence[Target]) -> list[Target]:
+    """`chosen` and, when it holds a class to check on guessed inputs, the file's modules with real
+    inputs: their exports tell whether they cover it (the guess is made only if none does)."""
+    names = {t.name for t in chosen}
+    if any(unresolved(t) and t.inputs_kind == "inferred" for t in chosen):
+        names |= {t.name for t in every if t.inputs_kind in REAL_INPUTS}
+    return [t for t in every if t.name in names]
+
+
+def held_back(jobs: Sequence[_Job]) -> list[_Job]:
+    """The guessed-input jobs that wait for the jobs with real inputs, when there are any."""
+    if not any(target.inputs_kind in REAL_INPUTS for target, _ in jobs):
+        return []
+    return [job for job in jobs if job[0].inputs_kind == "inferred"]
+
+
+@dataclasses.dataclass
+class Coverage:
+    """What the first round's exports cover of the classes of `path`."""
+
+    path: str
+    runs: Sequence[tuple[Target, JobOutcome]]
+
+    def __post_init__(self) -> None:
+        self.roots: set[str] = set()  # classes of this file exported as such
+        self.parts: dict[str, str] = {}  # class of this file -> the module whose export holds it
+        here = str(Path(self.path).resolve())
+        for target, outcome in self.runs:
+            tree = tree_of(outcome)
+            if tree is None:
+                continue
+            if tree["root"]["file"] == here:
+                self.roots.add(tree["root"]["class"])
+            for part in tree["parts"]:
+                if part["file"] == here:
+                    self.parts.setdefault(part["class"], target.name)
+
+    def covers(self, target: Target) -> bool:
+        return unresolved(target) and (target.class_name in self.roots or target.class_name in self.parts)
+
+    def marked(self, targets: Sequence[Target]) -> list[Target]:
+        """`targets`, each class an export holds as a part (and not as its exported class) marked
+        `part_of` that export's module: checked with the inputs it receives there (parts.py)."""
+        return [
+            dataclasses.replace(t, part_of=self.parts[str(t.class_name)])
+            if self.covers(t) and t.class_name not in self.roots and t.class_name in self.parts
+            else t
+            for t in targets
+        ]
