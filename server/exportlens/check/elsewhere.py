@@ -6,13 +6,12 @@
   exports; a file with no site of its own (`blocks.py`) is checked through the first workspace
   file whose module with real inputs imports it (`model.py`, sites.py's `parent_file`). That
   export records what each class receives (worker/part_inputs.py), the class is checked alone
-  with it (parts.py), and what lands here is shown here. A class the parent never calls stays
-  silent: no guess, no "no example inputs".
+  with it (parts.py), and what lands here is shown here. A class the parent never calls is not
+  in the answer: the document's own check takes it (placed.py), as if no export covered it.
 """
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine
-from ..findings import Finding, InputsKind, ModuleResult, Range, Related
+from ..findings import Finding, ModuleResult, Range, Related
 from .jobs import CheckOptions
 from .keys import class_span
 from .parts import foreign_name
@@ -71,10 +70,9 @@ async def check_elsewhere(
     for m in result.modules:
         if (target := by_foreign.get(m.name) or names.get(m.name)) is not None:
             modules.append(dataclasses.replace(m, name=target.name, line=class_span(target.node)[0]))
-    checked = {m.name for m in modules}
-    for target in parts:
-        if target.name not in checked:  # its parent never called it: silent, as any unrecorded part
-            modules.append(_skipped(target, options.mode))
+    answered = {m.name for m in modules}
+    uncalled = [t for t in parts if t.name not in answered]
+    modules += [_covered(t, options.mode) for t in exported_there(doc, uncalled, result.modules)]
     findings = []
     for f in result.diagnostics:
         if Path(f.path).resolve() != Path(doc.path):
@@ -97,10 +95,16 @@ def _holder(parts: Sequence[Target], finding: Finding) -> Target | None:
     return inside[0] if inside else (parts[0] if parts else None)
 
 
-def _skipped(target: Target, mode: str | None) -> ModuleResult:
-    line = class_span(target.node)[0] if isinstance(target.node, ast.ClassDef) else 0
-    kind: InputsKind = "recorded"
-    return ModuleResult(target.name, line, kind, mode or "non-strict", "skipped")
+def exported_there(doc: Document, parts: Sequence[Target], modules: Sequence[ModuleResult]) -> list[Target]:
+    """The classes of `parts` that a module of the other file exported (`load_model(cfg)` builds
+    `Net`): covered by that export, as check/covered.py's exported class."""
+    roots = {(m.tree["root"]["file"], m.tree["root"]["class"]) for m in modules if m.tree}
+    return [t for t in parts if (doc.path, t.class_name) in roots]
+
+
+def _covered(target: Target, mode: str | None) -> ModuleResult:
+    line = class_span(target.node)[0]
+    return ModuleResult(target.name, line, "recorded", mode or "non-strict", "skipped")
 
 
 def _site_failed(

@@ -3,7 +3,9 @@ language server.
 
 The modules without a place elsewhere are checked by the document's own check (run.py); each
 other file of the placement (plan.py: an export site, a parent file) runs its check for the
-modules it holds (elsewhere.py), all at once. The editor checks a batch of modules at a time
+modules it holds (elsewhere.py), all at once. A part its parent file's export never calls is
+covered by no export: the document's own check takes it after them (a guess, or "no example
+inputs"), as it would in a file without a parent. The editor checks a batch of modules at a time
 (`only`); the CLI every module of a file (`check_planned`, of plan.py's `plan_file`).
 """
 
@@ -46,6 +48,12 @@ async def check_placed(
             runs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
     result = FileResult(doc.path)
     for modules, findings in await asyncio.gather(*runs):
+        result.modules += modules
+        result.diagnostics += findings
+    answered = {m.name for m in result.modules}
+    uncalled = {t.name for t in targets if t.name in placement.parents and t.name not in answered}
+    if uncalled:
+        modules, findings = await _own(engine, doc, options, uncalled, early)
         result.modules += modules
         result.diagnostics += findings
     return result

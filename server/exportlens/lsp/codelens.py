@@ -70,7 +70,9 @@ def _status(snap: Snapshot, target: Target, key: str | None) -> str:
         if (name := exporter(target, snap.path, results)) is not None:  # `build_model()` built it
             return f"exported as `{name}` · {status_line(snap.results[name])}"
     parents = snap.placement.parents
-    if target.name in parents:  # checked as a part of what another file exports (check/elsewhere.py)
+    # checked as a part of what another file exports (check/elsewhere.py); a class that export
+    # never calls is checked by its own file, as any class no export covers
+    if target.name in parents and (entry is None or any(r.inputs == "recorded" for r in entry.results)):
         where = f"part of a module of {Path(parents[target.name]).name}"
         if entry is not None and any(r.status != "skipped" for r in entry.results):
             return f"{where} · alone: {status_line(entry)}"
