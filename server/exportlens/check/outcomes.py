@@ -25,7 +25,7 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
         return [
             finding(
                 "worker-crashed",
-                f"The export worker {_how(outcome)} while exporting `{ctx.module}` "
+                f"The export worker {_how(outcome)} while exporting {ctx.label} "
                 f"({ctx.mode}); the module's code or a library it calls crashed the process.",
             )
         ]
@@ -33,7 +33,7 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
         return [
             finding(
                 "export-timeout",
-                f"The check of `{ctx.module}` ({ctx.mode}) ran out of time{_during(outcome)}: it was "
+                f"The check of {ctx.label} ({ctx.mode}) ran out of time{_during(outcome)}: it was "
                 f"stopped after {outcome.seconds:.0f} s, so whether torch exports it is not known "
                 "(this is not an export failure). If the model is slow or the machine busy, raise the "
                 "limit (the `timeoutSeconds` setting / `--timeout`); if it never finishes, look for a "
@@ -42,7 +42,7 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
             )
         ]
     if outcome.status == "skipped" and outcome.reason:
-        return [finding("not-a-module", f"Skipped `{ctx.module}`: {outcome.reason}.")]
+        return [finding("not-a-module", f"Skipped {ctx.label}: {outcome.reason}.")]
     return []
 
 

@@ -91,8 +91,11 @@ class Engine:
         try:
             answer = await self._answer(worker, future, job.timeout * WALL_CAP + WEDGED_GRACE)
         except asyncio.TimeoutError:
+            built = worker.built(job_id)
             await worker.kill()  # wedged: the next job starts a fresh one
             answer = {"status": "timeout", "seconds": job.timeout, "reason": "the worker stopped answering"}
+            if built is not None:
+                answer["tree"] = built
         except asyncio.CancelledError:
             if worker.alive:
                 worker.cancel(job_id)

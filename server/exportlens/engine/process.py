@@ -21,6 +21,7 @@ from typing import Any
 from .. import early_worker
 from ..early_worker import worker_argv, worker_flags
 from ..worker import protocol
+from ..worker.records import ModuleTree
 from ..worker.spare import FORKED_LINE
 from ..worker.warmup import WARM_LINE
 
@@ -85,6 +86,7 @@ class WorkerProcess:
         self._proc: asyncio.subprocess.Process | _Adopted | None = None
         self._pending: dict[int, asyncio.Future[protocol.JobAnswer]] = {}
         self._on_partial: dict[int, Callable[[protocol.JobAnswer], None]] = {}
+        self._trees: dict[int, ModuleTree] = {}  # what each running job exports, once built
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         # Set when the worker's stdout ends: it is dead even before asyncio has reaped it and
@@ -167,6 +169,7 @@ class WorkerProcess:
                 self._partial(message)
             elif message["event"] == "result":
                 self._on_partial.pop(message["id"], None)
+                self._trees.pop(message["id"], None)
                 future = self._pending.pop(message["id"], None)
                 if future and not future.done():
                     future.set_result(message["answer"])
@@ -174,8 +177,10 @@ class WorkerProcess:
         self._fail_pending("the export worker exited")
 
     def _partial(self, message: protocol.PartialEvent) -> None:
+        if "tree" in message:
+            self._trees[message["id"]] = message["tree"]
         callback = self._on_partial.get(message["id"])
-        if callback is not None:
+        if callback is not None and "answer" in message:
             try:
                 callback(message["answer"])
             except Exception:  # a listener's bug must not stop the results
@@ -194,9 +199,13 @@ class WorkerProcess:
     def _fail_pending(self, why: str) -> None:
         self._on_partial.clear()
         pending, self._pending = self._pending, {}
-        for future in pending.values():
+        trees, self._trees = self._trees, {}
+        for job_id, future in pending.items():
             if not future.done():
-                future.set_result({"status": "crashed", "worker_died": True, "reason": why})
+                answer: protocol.JobAnswer = {"status": "crashed", "worker_died": True, "reason": why}
+                if job_id in trees:  # it was built: its export covers these classes (covered.py)
+                    answer["tree"] = trees[job_id]
+                future.set_result(answer)
 
     def send(self, message: protocol.ToWorker) -> None:
         if not self.alive or self._proc is None or self._proc.stdin is None:
@@ -213,6 +222,10 @@ class WorkerProcess:
             self._on_partial[wire_job["id"]] = on_partial
         self.send({"op": "job", "job": wire_job})
         return future
+
+    def built(self, job_id: int) -> ModuleTree | None:
+        """What a running job exports, once its child has built it."""
+        return self._trees.get(job_id)
 
     def cancel(self, job_id: int) -> None:
         self._on_partial.pop(job_id, None)  # whoever cancels wants nothing more from it

@@ -38,6 +38,11 @@ class Reports:
             report["strict"] = strict
         self._write(report)
 
+    def exports(self, tree: ModuleTree) -> None:
+        """The class the job exports and its parts, as soon as it is built: kept by the worker, so a
+        child stopped or crashed later still tells which classes its export covers (covered.py)."""
+        self._write({"partial": True, "tree": tree})
+
     def early(self, answer: dict[str, Any], keep: bool = False) -> None:
         """An answer before the last: shown at once, or (`keep`) reported only if the child is stopped."""
         self._write({"partial": True, "answer": answer, "keep": keep})
@@ -135,6 +140,8 @@ def execute(
             attempt.args, attempt.kwargs = finish(attempt.module, attempt.args, attempt.kwargs, placement)
         tick("inputs")
         exported = _tree(job, attempt.module)  # what is exported: every answer from here on says it
+        if exported is not None:
+            reports.exports(exported)
         if attempt.meta and not placement.fake:
             # Everything the export (and any re-run) creates stays on meta too.
             torch.set_default_device("meta")

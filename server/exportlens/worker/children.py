@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from . import protocol
+from .records import ModuleTree
 from .time_limit import RECHECK, Clock, cpu_seconds
 
 OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
@@ -34,6 +35,7 @@ class Running:
     strict: bool | None = None  # its tracer, once it said
     # Its answer so far (the first failure before the passes after it): what a timeout reports.
     fallback: protocol.JobAnswer | None = None
+    tree: ModuleTree | None = None  # what it exports, once it said: every way it ends reports it
 
     @staticmethod
     def began(job: protocol.JobMessage, pid: int, result_fd: int, output_fd: int, started: float) -> Running:

@@ -154,6 +154,9 @@ class Worker:
             del run.result[: end + 1]
             run.stage = report.get("doing", run.stage)
             run.strict = report.get("strict", run.strict)
+            if "tree" in report and run.tree is None:
+                run.tree = report["tree"]
+                self.send({"event": "partial", "id": run.job["id"], "tree": run.tree})
             answer = report.get("answer")
             if answer is None:
                 continue
@@ -180,6 +183,8 @@ class Worker:
         else:
             status = os.waitpid(run.pid, 0)[1]
         answer = self.answer(run, answered, status)
+        if run.tree is not None and "tree" not in answer and answer["status"] != "cancelled":
+            answer["tree"] = run.tree  # stopped or crashed after building: its export still covers these
         answer["seconds"] = time.monotonic() - run.started
         answer["output"] = run.output.decode("utf-8", errors="replace")
         answer["output_dropped"] = run.output_dropped

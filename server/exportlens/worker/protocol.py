@@ -232,10 +232,17 @@ class FatalEvent(TypedDict):
     torch_origin: str | None
 
 
-class PartialEvent(TypedDict):
+class _PartialRequired(TypedDict):
     event: Literal["partial"]
     id: int
+
+
+class PartialEvent(_PartialRequired, total=False):
+    """An answer before the last (a failure's first finding), or what the job exports once built
+    (kept by the engine for a worker that dies before it answers)."""
+
     answer: JobAnswer
+    tree: ModuleTree
 
 
 class ResultEvent(TypedDict):
@@ -258,6 +265,7 @@ class ChildReport(_ReportRequired, total=False):
     doing: Pass
     strict: bool
     entered: float  # the child's clock when it got the job: the worker derives its fork time
+    tree: ModuleTree  # what it exports, once built: kept for an answer it may never give
     fake_cache: dict[str, object]  # fake-tensor cache entries it added (fake_cache.py), for the worker
 
 
