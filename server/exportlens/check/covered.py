@@ -49,15 +49,22 @@ def exported_as(doc: Document, target: Target) -> str | None:
     return text if text and len(text) <= 40 and "\n" not in text else None
 
 
-def exporter(target: Target, path: str, results: Mapping[str, Sequence[ModuleResult]]) -> str | None:
-    """The module (of `results`: module -> its results) whose export exported `target`'s class."""
-    here = str(Path(path).resolve())
+def holder(
+    target: Target, path: str, results: Mapping[str, Sequence[ModuleResult]]
+) -> tuple[str, bool] | None:
+    """The module (of `results`) whose export covers `target`'s class, and whether it exported that
+    class itself (True) or holds it as a part (False); the exported class first."""
+    here, held = str(Path(path).resolve()), None
     for name, found in results.items():
-        for result in found:
-            root = result.tree["root"] if result.tree else None
-            if name != target.name and root and (root["file"], root["class"]) == (here, target.class_name):
-                return name
-    return None
+        for result in found if name != target.name else ():
+            if result.tree is None:
+                continue
+            if (result.tree["root"]["file"], result.tree["root"]["class"]) == (here, target.class_name):
+                return name, True
+            parts = {(part["file"], part["class"]) for part in result.tree["parts"]}
+            if held is None and (here, target.class_name) in parts:
+                held = name, False
+    return held
 
 
 def unresolved(target: Target) -> bool:

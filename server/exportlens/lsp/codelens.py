@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..check.covered import exporter
+from ..check.covered import holder
 from ..check.static_findings import anchor_range
 from ..discovery import Target
 from . import trust
@@ -67,8 +67,9 @@ def _status(snap: Snapshot, target: Target, key: str | None) -> str:
     entry = snap.results.get(target.name)
     if entry is None or all(r.status == "skipped" for r in entry.results):
         results = {name: e.results for name, e in snap.results.items()}
-        if (name := exporter(target, snap.path, results)) is not None:  # `build_model()` built it
-            return f"exported as `{name}` · {status_line(snap.results[name])}"
+        if (held := holder(target, snap.path, results)) is not None:  # `build_model()` built it
+            name, exported = held
+            return f"{'exported as' if exported else 'part of'} `{name}` · {status_line(snap.results[name])}"
     parents = snap.placement.parents
     # checked as a part of what another file exports (check/elsewhere.py); a class that export
     # never calls is checked by its own file, as any class no export covers

@@ -8,9 +8,11 @@ module's text changed since that export.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from lsprotocol import types
 
+from ..check.covered import holder
 from ..discovery import Target
 from .app import ExportLensServer
 from .session import Snapshot
@@ -81,7 +83,13 @@ def _module_text(snap: Snapshot, target: Target, entry: ModuleEntry | None, stal
         )
     if target.name in snap.running and entry is None:
         return f"{head} — ⧗ exporting…"
+    if entry is None or all(r.status == "skipped" for r in entry.results):
+        results = {name: e.results for name, e in snap.results.items()}
+        if (held := holder(target, snap.path, results)) is not None:  # `build_model()` built it
+            return _covered_text(snap, target, *held)
     if entry is None:
+        if (site := snap.placement.sites.get(target.name)) is not None:
+            return f"{head} — not exported yet: checked by the export call in `{Path(site).name}`"
         return f"{head} — not exported yet" + (" (no example inputs)" if target.inputs_kind == "none" else "")
     parts = [f"{head} — {status_line(entry)}"]
     if stale:
@@ -108,6 +116,21 @@ def _module_text(snap: Snapshot, target: Target, entry: ModuleEntry | None, stal
     for finding in entry.findings[:3]:
         parts.append(f"- `{finding.code}` line {finding.range.start.line + 1}: {finding.message[:200]}")
     return "\n\n".join(parts)
+
+
+def _covered_text(snap: Snapshot, target: Target, name: str, exported: bool) -> str:
+    """A class that the export of the file's module `name` covers: checked by that export only."""
+    head = f"**ExportLens · `{target.name}`**"
+    status = status_line(snap.results[name])
+    if exported:
+        return (
+            f"{head} — exported as `{name}` ({status}): checked by that export, which builds `{target.name}`;"
+            f" its findings are `{target.name}`'s."
+        )
+    return (
+        f"{head} — part of `{name}` ({status}): checked by exporting `{name}`, which builds"
+        f" `{target.name}` inside it, with the inputs `{target.name}` gets there."
+    )
 
 
 def _line_text(snap: Snapshot, entry: ModuleEntry | None, line: int, stale: bool) -> str | None:
