@@ -48,6 +48,7 @@ async def test_a_detector_loader_that_asks_for_a_gpu(engine: Engine) -> None:
         _line("yolov3", "export_yolov3.py", "torch.export.export(model"),
     )
     assert "Only on a machine with a GPU" in gpu.message and "`cpu` and `cuda:0`" in gpu.message, gpu.message
+    assert "`Darknet` (exported as `model`) exports on the CPU" in gpu.message, gpu.message  # the class
     related = {(Path(r.path).name, r.range.start.line): r.message for r in gpu.related}
     asked = (
         "models.py",
@@ -69,6 +70,9 @@ async def test_a_fixed_position_table_under_dynamic_sides(engine: Engine) -> Non
     assert (warning.severity, warning.mode) == ("warning", "both")
     assert "x.shape[2]//32" in warning.message and "== 5" in warning.message, warning.message
     assert "is rejected" in warning.message, warning.message
+    assert warning.message.startswith("`VisionTransformer` (exported as `visual` on line 15) exports"), (
+        warning.message
+    )
     assert [(Path(r.path).name, r.range.start.line) for r in warning.related] == [("export_clip.py", dynamic)]
 
 
@@ -90,4 +94,5 @@ async def test_dropouts_built_in_a_packages_submodules(engine: Engine) -> None:
     call = ("export_mingpt_training.py", _line("mingpt", "export_mingpt_training.py", "torch.export.export"))
     for warning in training:
         assert warning.severity == "warning" and ".eval()" in warning.message, warning.message
+        assert "exported in training mode with `GPT`" in warning.message, warning.message  # the class
         assert call in [(Path(r.path).name, r.range.start.line) for r in warning.related], warning.related

@@ -25,10 +25,15 @@ class DiagnosisContext:
 
     @property
     def label(self) -> str:
-        """How messages name the module: `Net`, or `Net` (exported as `model`)."""
+        """How messages name the module: `Net`, or `Net` (exported as `model`); a second export call of
+        a class (`Net@15`, discovery's name) by its line: `Net` (exported as `model` on line 15)."""
+        name, _, line = self.module.partition("@")
+        on_line = f" on line {line}" if line else ""
         if self.exported is None:
-            return f"`{self.module}`"
-        return f"`{self.exported}` (exported as `{self.exported_as or self.module}`)"
+            if not line:
+                return f"`{name}`"
+            return f"`{name}` (exported{f' as `{self.exported_as}`' if self.exported_as else ''}{on_line})"
+        return f"`{self.exported}` (exported as `{self.exported_as or name}`{on_line})"
 
     @property
     def class_name(self) -> str:

@@ -64,7 +64,7 @@ def gpu_path_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Fi
                 severity="warning",
                 code=GPU_PATH_REFUSED,
                 message=(
-                    f"Only on a machine with a GPU: here {questions} is False and `{ctx.module}` exports on "
+                    f"Only on a machine with a GPU: here {questions} is False and {ctx.label} exports on "
                     f"the CPU; where it is True the script puts it on {devices}, and there {verdict} "
                     f"(`{inner.code}`): {what}"
                 ),

@@ -44,7 +44,7 @@ def narrowed_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Fi
                 severity="warning",
                 code=NARROWED,
                 message=(
-                    f"`{ctx.module}` exports, but its program checks `{entry['shown']}` when it runs, which "
+                    f"{ctx.label} exports, but its program checks `{entry['shown']}` when it runs, which "
                     f"the declared Dims do not promise: `{entry['dim']}` = {entry['rejected']}, inside its "
                     f"range {span}, is rejected (the example's {entry['example']} passes). This line made "
                     f"the condition. Fix: if the model needs it, say so in the spec (a static size, or a "

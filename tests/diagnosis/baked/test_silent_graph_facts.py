@@ -45,6 +45,7 @@ async def test_training_mode_layers_are_warned(engine: Engine, write, mode: str)
     dropout = by_line(found, path, "nn.Dropout(0.1)")
     at(path, dropout, "self.drop = nn.Dropout(0.1)", "nn.Dropout(0.1)")
     assert ".eval()" in dropout.message and dropout.fix == {"kind": "call-eval", "layers": ["drop"]}
+    assert "exported in training mode with `Net`" in dropout.message, dropout.message  # the class
     related = {(r.range.start.line, r.message.split(":")[0]) for r in dropout.related}
     eval_here = "Call `.eval()` on the model before `torch.export.export`"
     assert related == {
@@ -58,7 +59,7 @@ async def test_training_mode_layers_are_warned(engine: Engine, write, mode: str)
 
     functional = by_line(found, path, "F.dropout(h, 0.2)")
     at(path, functional, "F.dropout(h, 0.2)")
-    assert "training=self.training" in functional.message
+    assert "training=self.training" in functional.message and "in `Net`" in functional.message
     assert len(found) == 3
 
 

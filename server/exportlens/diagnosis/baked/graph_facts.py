@@ -79,7 +79,7 @@ def _built_finding(group: list[dict[str, Any]], sources: Sources, ctx: Diagnosis
         severity="warning",
         code=TRAINING_MODE,
         message=(
-            f"The {' / '.join(kinds)} built here ({shown}) is exported in training mode: "
+            f"The {' / '.join(kinds)} built here ({shown}) is exported in training mode with {ctx.label}: "
             f"{' and '.join(_EFFECTS[k] for k in kinds)} in the exported program. {_EVAL} "
             f"(the export call is related)."
         ),
@@ -117,14 +117,14 @@ def _call_finding(
     names = ", ".join(f"`self.{m}`" for m in layers) or "this call"
     if functional:
         message = (
-            f"{' / '.join(kinds)} is exported in training mode here: the functional call defaults to "
-            f"`training=True`, so the exported program stays random / uses batch statistics even "
+            f"{' / '.join(kinds)} is exported in training mode here, in {ctx.label}: the functional call "
+            f"defaults to `training=True`, so the exported program stays random / uses batch statistics even "
             f"after `.eval()`. Pass `training=self.training`."
         )
         fix = {"kind": "pass-training-flag", "ops": kinds}
     else:
         message = (
-            f"{names} ({' / '.join(kinds)}) is exported in training mode: "
+            f"{names} ({' / '.join(kinds)}) is exported in training mode with {ctx.label}: "
             f"{' and '.join(_EFFECTS[k] for k in kinds)} in the exported program. {_EVAL}."
         )
         fix = {"kind": "call-eval", "layers": layers}
@@ -160,8 +160,9 @@ def mutation_findings(
                 module=ctx.module,
                 mode=ctx.mode,
                 message=(
-                    f"forward writes into its input `{name}` in place ({mutation.get('op')}): the exported "
-                    f"program will modify the caller's tensor too, and some runtimes reject input mutation. "
+                    f"The forward of {ctx.label} writes into its input `{name}` in place "
+                    f"({mutation.get('op')}): the exported program will modify the caller's tensor too, and "
+                    f"some runtimes reject input mutation. "
                     f"Use an out-of-place op (`{name} = {name} + ...`) or work on `{name}.clone()`."
                 ),
                 fix={"kind": "out-of-place", "input": name, "op": mutation.get("op")},
