@@ -738,18 +738,17 @@ EXPORTS += [
         "export_swin.py",
         'Dim("batch")',
         # `B = int(windows.shape[0] / (H * W / ws / ws))` makes the batch a float, then an int: the
-        # non-strict tracer specialises it to 2 there; strict's first guard is at the next line's view.
+        # non-strict tracer specialises it to 2 there. Strict keeps it as `math.trunc(...)` in every
+        # guard it prints and logs them at the views that use B (lines 43, 152); the line the user
+        # changes (`B = windows.shape[0] // (H * W // ws // ws)`) is the int(), as in `swin`.
         R("dim-specialized", "models/swin_transformer.py", "B = int(windows.shape[0]", SPECIALIZED + " (2)"),
         R(
             "dim-range-narrowed",
             "models/swin_transformer.py",
-            "x = windows.view(B, H // window_size",
-            "UserError: Not all values of batch satisfy the generated guard (4096*batch) % (256*...) == 0",
+            "B = int(windows.shape[0]",
+            "UserError: Not all values of batch satisfy the generated guard"
+            " (4096*batch) % (256*math.trunc(...)) == 0",
         ),
-        known={
-            ("strict", "located"): "strict-guard-site: torch names the view in window_reverse only in its"
-            " guard log; ExportLens puts dim-range-narrowed on the export call (issue 26 items 3, 7)"
-        },
     ),
 ]
 
@@ -788,11 +787,6 @@ KNOWN: dict[str, dict[tuple[str, str], str]] = {
             for aspect in ("flagged", "located", "code")
         },
         # Non-strict within the limit (an idle machine): dim-range-narrowed, on PatchEmbed's conv.
-    },
-    "swin:11": {
-        ("strict", "located"): "strict-truncated-batch: the guard sites (a non-strict re-run) name the"
-        " int() that specialises `batch`; the strict violation's TruncToInt guards are matched to none"
-        " of them, so the finding lands on `dynamic_shapes` (guards.py)",
     },
 }
 for _export in EXPORTS:

@@ -56,6 +56,8 @@ def _guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
             if "Mod(" in expr and site.get("frames") and splits(expr, int(kind.fix["multiple_of"])):
                 if not source or any(_same_source(source, name) for name in names):
                     return [f for f in site["frames"] if f.get("line")]
+    if truncated := _truncation_site(record, sites, source):
+        return truncated
     if solver := str(kind.fix.get("solver_guard") or ""):
         # The solver rewrote the guard in its own variable: the equality sharing most of its numbers
         # (the view's `512*... == 512`, not the pooling's `... == 1` before it); on a tie the one
@@ -104,6 +106,20 @@ def _guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
             continue
         return [f for f in site["frames"] if f.get("line")]
     return _message_stack(record)
+
+
+def _truncation_site(
+    record: dict[str, Any], sites: list[dict[str, Any]], source: str
+) -> list[dict[str, Any]]:
+    """An `int()` of a size computed as a float (Swin's `B = int(windows.shape[0] / (H * W / ...))`):
+    strict keeps it symbolic, `math.trunc(...)` in every guard it prints, each logged at a view that
+    uses the int later; the line to change is the `int()`, where the re-run's `TruncToInt` guard is."""
+    if "math.trunc(" not in str(record.get("message", "")):
+        return []
+    for site in sites:
+        if "TruncToInt(" in str(site.get("expr")) and site.get("frames") and _of_source(site, source):
+            return [f for f in site["frames"] if f.get("line")]
+    return []
 
 
 def _narrowed_to(sites: list[dict[str, Any]], source: str, value: int) -> list[dict[str, Any]]:
