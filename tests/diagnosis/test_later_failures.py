@@ -42,3 +42,44 @@ async def test_later_failures_that_hang_on_the_first_are_possible(engine: Engine
     assert "same data-dependent value" in same_value.message
     independent = by_line[line_of(path, "if x.sum() > 0:")]
     assert (independent.code, independent.severity) == ("data-dependent-branch", "error")
+
+
+SCALAR = """
+    import torch
+
+
+    class Scaled(torch.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                x = x * 2
+            scale = float(x.abs().max())
+            {after}
+            return x
+
+        def example_inputs(self):
+            return (torch.randn(6),)
+"""
+
+
+async def test_a_later_failure_is_strict_only_where_dynamo_stops(engine: Engine, write) -> None:
+    """The search retraces non-strict, which stops at `float()` of a tensor; dynamo keeps that value
+    symbolic (torch 2.13: strict exports `x / scale`, and refuses the `if scale > 1.0` after it)."""
+    branch = write(
+        "scaled_branch.py", SCALAR.replace("{after}", "if scale > 1.0:\n                x = x / scale")
+    )
+    found = {
+        (d.range.start.line, d.code, d.mode) for d in (await check(engine, branch, mode="both")).diagnostics
+    }
+    assert found == {
+        (line_of(branch, "if x.sum() > 0:"), "data-dependent-branch", "both"),
+        (line_of(branch, "scale = float("), "tensor-to-python-scalar", "non-strict"),
+        (line_of(branch, "if scale > 1.0:"), "data-dependent-guard", "strict"),
+    }, found
+    divided = write("scaled_divided.py", SCALAR.replace("{after}", "x = x / scale"))
+    found = {
+        (d.range.start.line, d.code, d.mode) for d in (await check(engine, divided, mode="both")).diagnostics
+    }
+    assert found == {
+        (line_of(divided, "if x.sum() > 0:"), "data-dependent-branch", "both"),
+        (line_of(divided, "scale = float("), "tensor-to-python-scalar", "non-strict"),  # not "both"
+    }, found

@@ -139,9 +139,15 @@ def _search(
         record["more_truncated"] = NOT_STARTED.format(cost=budget.export_seconds, left=max(budget.left(), 0))
         return
     try:
-        record["more"], truncated = more_failures(exc, attempt, strict, path, budget)
-        if strict and not truncated and budget.fits():
-            record["more"] += strict_breaks(attempt, _sites(record, exc), budget)
+        first = _sites(record, exc)
+        found, truncated = more_failures(exc, attempt, strict, path, budget)
+        # The search retraces non-strict: for a strict module dynamo says which of its stops are
+        # strict's; without dynamo's pass only the constraint violations stand.
+        record["more"] = dynamo_stops(found, []) if strict else found
+        if strict and not truncated:
+            truncated = not budget.fits()
+            if not truncated:
+                record["more"] = dynamo_stops(found, strict_breaks(attempt, first, budget))
     except OutOfBudget:
         truncated = True
     except BaseException as inner:  # noqa: BLE001 - the first failure is still reported
@@ -149,6 +155,17 @@ def _search(
         return
     if truncated:
         record["more_truncated"] = out_of_time("search")
+
+
+def dynamo_stops(found: list[FailureRecord], breaks: list[FailureRecord]) -> list[FailureRecord]:
+    """A strict module's later failures: the non-strict search's stops where dynamo breaks too (a
+    data-dependent `if`) and its constraint violations (both tracers raise them), then dynamo's
+    other breaks. A stop dynamo traces through is none of strict's: `float(t.max())` stops the
+    non-strict retrace, while dynamo keeps the value symbolic and breaks, if at all, at the `if` on it."""
+    at = {site: b for b in breaks if (site := site_of(b["frames"])) is not None}
+    kept = [r for r in found if "Constraints violated" in r["message"] or site_of(r["frames"]) in at]
+    have = {site_of(r["frames"]) for r in kept}
+    return kept + [b for site, b in at.items() if site not in have]
 
 
 def _sites(record: FailureRecord, exc: BaseException) -> set[Site]:

@@ -5,9 +5,11 @@ torch.compile does instead: at each statement it cannot trace it breaks the grap
 statement eagerly (on the example's real values) and traces on, and it lists every break with the
 user's stack. With export's own dynamo settings, each break is where a strict export stops once the
 ones before it are fixed: `torch.sparse_coo_tensor` in a graph layer after its asserts (pyGAT),
-`open()`, a C extension. Data-dependent branches are left to the non-strict search (allfailures.py),
-which finds them in both tracers and steps past them as the plain export would. In the child, after
-that search, for a strict module only: about one strict trace and one eager run more.
+`open()`, a C extension, a data-dependent `if`. The non-strict search (allfailures.py) stops at
+data-dependent lines too, with more to say (the condition, the example's values), but also where
+dynamo does not stop (`float(t.max())`, which dynamo keeps symbolic): after_failure.py keeps its
+stops where a break confirms them, and the breaks at other lines. In the child, after that search,
+for a strict module only: about one strict trace and one eager run more.
 """
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ from .records import FailureRecord, Frame
 from .stepping import Site, site_of
 
 _DYNAMO_MRO = ["Unsupported", "TorchDynamoException", "RuntimeError", "Exception", "BaseException", "object"]
-# The non-strict search's (a resumed frame says "generic_jump TensorVariable()" for the same).
-_DATA_DEPENDENT = ("Data-dependent branching",)
 
 
 def strict_breaks(attempt: Any, known: set[Site], budget: Budget | None) -> list[FailureRecord]:
@@ -46,7 +46,7 @@ def strict_breaks(attempt: Any, known: set[Site], budget: Budget | None) -> list
         gb_type, gb_id = graph_break(_Reason(message), message)
         frames = _frames(getattr(reason, "user_stack", None) or [])
         site = site_of(frames)
-        if site is None or site in seen or gb_type in _DATA_DEPENDENT or message.startswith("generic_jump"):
+        if site is None or site in seen:
             continue
         seen.add(site)
         record: FailureRecord = {
