@@ -6,8 +6,10 @@
   exports; a file with no site of its own (`blocks.py`) is checked through the first workspace
   file whose module with real inputs imports it (`model.py`, sites.py's `parent_file`). That
   export records what each class receives (worker/part_inputs.py), the class is checked alone
-  with it (parts.py), and what lands here is shown here. A class the parent never calls is not
-  in the answer: the document's own check takes it (placed.py), as if no export covered it.
+  with it (parts.py), and what lands here is shown here. A class the parent's module holds but
+  whose inputs were not recorded (the export failed first) is covered by that export all the same;
+  one it does not hold is not in the answer: the document's own check takes it (placed.py), as if
+  no export covered it.
 """
 
 from __future__ import annotations
@@ -97,9 +99,10 @@ def _holder(parts: Sequence[Target], finding: Finding) -> Target | None:
 
 def exported_there(doc: Document, parts: Sequence[Target], modules: Sequence[ModuleResult]) -> list[Target]:
     """The classes of `parts` that a module of the other file exported (`load_model(cfg)` builds
-    `Net`): covered by that export, as check/covered.py's exported class."""
-    roots = {(m.tree["root"]["file"], m.tree["root"]["class"]) for m in modules if m.tree}
-    return [t for t in parts if (doc.path, t.class_name) in roots]
+    `Net`) or built into what it exported, though no inputs of theirs were recorded (the export
+    failed, or timed out, before): covered by that export, as check/covered.py's."""
+    held = {(c["file"], c["class"]) for m in modules if m.tree for c in (m.tree["root"], *m.tree["parts"])}
+    return [t for t in parts if (doc.path, t.class_name) in held]
 
 
 def _covered(target: Target, mode: str | None) -> ModuleResult:
