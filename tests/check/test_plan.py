@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from exportlens.check import CheckOptions
 from exportlens.check.keys import document_keys
-from exportlens.check.plan import plan
+from exportlens.check.plan import plan, plan_file
+from exportlens.check.sites import SiteIndex
 from exportlens.document import Document
+from exportlens.findings import FileResult
 
 SOURCE = """\
 import torch
@@ -115,3 +120,30 @@ def test_a_part_goes_with_its_parent_whose_export_records_its_inputs() -> None:
             new.discovery, document_keys(new, SALT), document_keys(old, SALT), {}, {changed}, False
         )
         assert (sorted(names(first)), rest) == (["Attention", "Block"], []), needle
+
+
+def test_a_file_reached_through_a_package_init_is_placed_on_the_script(tmp_path: Path) -> None:
+    """SAM's layout: the script imports the package, whose `__init__` imports the encoder, which
+    imports `common.py`: common's classes are parts of what the script exports, checked there."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .encoder import Encoder\n")
+    (pkg / "encoder.py").write_text(
+        "import torch\nfrom .common import Mlp\n\n\nclass Encoder(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.mlp = Mlp(4)\n\n"
+        "    def forward(self, x):\n        return self.mlp(x)\n"
+    )
+    common = pkg / "common.py"
+    common.write_text(
+        "import torch\n\n\nclass Mlp(torch.nn.Module):\n    def __init__(self, width):\n"
+        "        super().__init__()\n        self.fc = torch.nn.Linear(width, width)\n\n"
+        "    def forward(self, x):\n        return self.fc(x)\n"
+    )
+    script = tmp_path / "export_it.py"
+    script.write_text(
+        "import torch\nfrom pkg import Encoder\n\ntorch.export.export(Encoder(), (torch.randn(2, 4),))\n"
+    )
+    options = CheckOptions(mode="non-strict", roots=[str(tmp_path)])
+    planned = plan_file(str(common), options, SiteIndex(), str(tmp_path))
+    assert not isinstance(planned, FileResult)
+    assert dict(planned.placement.parents) == {"Mlp": str(script)}

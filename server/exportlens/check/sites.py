@@ -49,14 +49,28 @@ class SiteIndex:
 
     def parent_file(self, roots: list[str], module_path: str) -> str | None:
         """The first workspace file (sorted) with a module that has real inputs and imports
-        `module_path`, else the first that imports a file that does."""
+        `module_path`, else the first whose imports reach it through other files (a package's
+        `__init__` importing the file that imports it: SAM's `common.py`)."""
         files = [p for p in self._scan(roots) if p != module_path]
         loads = {p: self._loads(p, roots) for p in files}
         direct = [p for p in files if module_path in loads[p]]
         found = next((p for p in direct if self._real(p)), None)
         if found is None:
-            found = next((p for p in files if loads[p] & set(direct) and self._real(p)), None)
+            found = next((p for p in files if self._reaches(p, module_path, loads) and self._real(p)), None)
         return found
+
+    @staticmethod
+    def _reaches(path: str, module_path: str, loads: dict[str, frozenset[str]]) -> bool:
+        """Whether running the imports of `path` runs `module_path`, through any number of files."""
+        seen, todo = {path}, [path]
+        while todo:
+            for loaded in loads.get(todo.pop(), frozenset()):
+                if loaded == module_path:
+                    return True
+                if loaded not in seen:
+                    seen.add(loaded)
+                    todo.append(loaded)
+        return False
 
     def _loads(self, path: str, roots: list[str]) -> frozenset[str]:
         """The workspace files the imports of `path` run (its syntax tree is parsed once per mtime)."""
