@@ -13,8 +13,8 @@ makes fail (a size pinned to the example's after a 2-D boolean mask, as torch's 
 does) is no failure, and nothing past it is found.  A first failure that is a constraint violation
 has nothing after it (torch raises it once the whole module is traced): no search.  Cost: one
 export per failure found, plus one; one more for a late constraint violation's guard sites
-(bench/allfailures_cost.py).  Not found: strict-only failures after the first, as the retrace is
-non-strict.
+(bench/allfailures_cost.py).  The retrace is non-strict: for a strict module after_failure.py keeps
+the stops dynamo's breaks confirm, and adds dynamo's other breaks (strict_breaks.py).
 """
 
 from __future__ import annotations
