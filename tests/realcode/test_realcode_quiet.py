@@ -96,3 +96,26 @@ async def test_dropouts_built_in_a_packages_submodules(engine: Engine) -> None:
         assert warning.severity == "warning" and ".eval()" in warning.message, warning.message
         assert "exported in training mode with `GPT`" in warning.message, warning.message  # the class
         assert call in [(Path(r.path).name, r.range.start.line) for r in warning.related], warning.related
+
+
+async def test_a_multiple_of_the_patch_size_still_pinned_by_the_interpolation(engine: Engine) -> None:
+    """DINOv2 exported with `h = 14 * Dim("h_patches")` (the advice for the export before it): torch
+    exports it, and its program then accepts only the example's 56 x 84 (torch 2.13: "Guard failed:
+    (0.1 + torch.sym_float(args_0.size()[2] // 14)) / 4.0 == 1.025"), pinned by the position table's
+    `interpolate(..., scale_factor=...)` computed from the size. A derived Dim's guards name the size
+    it replaced (`s69` for `14*s53`): they were never judged, and nothing was said."""
+    result = await _check(engine, "dinov2", "export_dinov2.py")
+    derived = _line("dinov2", "export_dinov2.py", "dynamic_shapes=((patches,),)")
+    module = next(m.name for m in result.modules if m.line == derived)
+    assert {m.status for m in result.modules if m.name == module} == {"exported"}
+    narrowed = [d for d in result.diagnostics if d.code == "dim-narrowed-at-runtime" and d.module == module]
+    scale = (
+        "vision_transformer.py",
+        _line("dinov2", "dinov2/models/vision_transformer.py", "scale_factor=("),
+    )
+    assert scale in {_where(d) for d in narrowed}, [(_where(d), d.message[:120]) for d in narrowed]
+    first = next(d for d in narrowed if _where(d) == scale)
+    assert first.severity == "warning" and "// 14" in first.message, first.message
+    assert "= 70, inside its range 28..448, is rejected (the example's 56 passes)" in first.message, (
+        first.message
+    )

@@ -15,6 +15,7 @@ is one. In the child, with torch.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .records import Frame, Narrowing
@@ -39,12 +40,16 @@ def _narrowing(program: Any) -> list[Narrowing]:
         return []
     ranges = dict(program.range_constraints)
     hints = dict(getattr(shape_env, "backed_var_to_val", None) or shape_env.var_to_val)  # renamed in 2.13
-    names = _input_dims(program)
-    conditions: list[tuple[Any, list[Frame]]] = [(g.expr, []) for g in shape_env.guards]
-    conditions += _runtime_asserts(program)
+    names, sizes = _input_dims(program)
+    # Judged in the program's symbols: a derived Dim's guards name the size it replaced (`s69` for
+    # `14*s53`); kept as torch recorded them (`expr`), which is what the guard sites name.
+    conditions: list[tuple[Any, Any, list[Frame]]] = [
+        (g.expr, _replaced(shape_env, g.expr), []) for g in shape_env.guards
+    ]
+    conditions += [(expr, expr, frames) for expr, frames in _runtime_asserts(program)]
     found: list[Narrowing] = []
     seen: set[str] = set()
-    for expr, frames in conditions:
+    for recorded, expr, frames in conditions:
         text = str(expr)
         symbols = sorted(getattr(expr, "free_symbols", ()), key=str)
         if text in seen or not symbols or not all(s in ranges and s in hints and s in names for s in symbols):
@@ -54,15 +59,16 @@ def _narrowing(program: Any) -> list[Narrowing]:
         if rejected is None:
             continue
         symbol, size = rejected
+        size_of = sizes.get(symbol, _same)  # `14*s53`: the input's size, not the symbol's
         found.append(
             {
-                "expr": text,
-                "shown": _shown(text, {str(s): names[s] for s in symbols}),
+                "expr": str(recorded),
+                "shown": _shown(text, {str(s): _symbol_shown(names[s], s, sizes) for s in symbols}),
                 "dim": names[symbol],
-                "rejected": size,
-                "example": int(hints[symbol]),
-                "min": _bound(ranges[symbol].lower),
-                "max": _bound(ranges[symbol].upper),
+                "rejected": size_of(size),
+                "example": size_of(int(hints[symbol])),
+                "min": _mapped(size_of, _bound(ranges[symbol].lower)),
+                "max": _mapped(size_of, _bound(ranges[symbol].upper)),
                 "frames": frames,
             }
         )
@@ -71,21 +77,54 @@ def _narrowing(program: Any) -> list[Narrowing]:
     return found
 
 
-def _input_dims(program: Any) -> dict[Any, str]:
-    """Each symbol that is a user input's dim, as `x.shape[2]`."""
+def _input_dims(program: Any) -> tuple[dict[Any, str], dict[Any, Callable[[int], int]]]:
+    """Each symbol that is a user input's dim, as `x.shape[2]`, or a multiple of one (`14*s53`, a
+    Dim declared `14 * Dim("h_patches")`): for those, the input's size at each of its values."""
     import torch
 
     user = {s.arg.name for s in program.graph_signature.input_specs if s.kind.name == "USER_INPUT"}
     names: dict[Any, str] = {}
+    sizes: dict[Any, Callable[[int], int]] = {}
     for node in program.graph_module.graph.nodes:
         value = node.meta.get("val")
         if node.op != "placeholder" or node.name not in user or not isinstance(value, torch.Tensor):
             continue
         for index, size in enumerate(value.shape):
             expr = getattr(getattr(size, "node", None), "expr", None)
-            if expr is not None and getattr(expr, "is_Symbol", False):
-                names.setdefault(expr, f"{node.name}.shape[{index}]")
-    return names
+            free = list(getattr(expr, "free_symbols", ()))
+            if expr is None or len(free) != 1 or free[0] in names:
+                continue
+            names[free[0]] = f"{node.name}.shape[{index}]"
+            if not getattr(expr, "is_Symbol", False):
+                sizes[free[0]] = _size_at(expr, free[0])
+    return names, sizes
+
+
+def _replaced(shape_env: Any, expr: Any) -> Any:
+    try:
+        return shape_env.replace(expr)
+    except Exception:  # noqa: BLE001 - the guard as torch kept it
+        return expr
+
+
+def _same(value: int) -> int:
+    return value
+
+
+def _size_at(expr: Any, symbol: Any) -> Callable[[int], int]:
+    return lambda value: int(expr.xreplace({symbol: value}))
+
+
+def _mapped(size_of: Callable[[int], int], bound: int | None) -> int | None:
+    return None if bound is None else size_of(bound)
+
+
+def _symbol_shown(name: str, symbol: Any, sizes: dict[Any, Callable[[int], int]]) -> str:
+    """A derived dim's symbol by the input size it divides: `x.shape[2]//14` for `14*s53`."""
+    if symbol not in sizes:
+        return name
+    step = sizes[symbol](1) - sizes[symbol](0)
+    return f"({name} // {step})" if step > 1 and sizes[symbol](0) == 0 else name
 
 
 def _runtime_asserts(program: Any) -> list[tuple[Any, list[Frame]]]:
