@@ -103,7 +103,8 @@ def test_the_wheel_holds_the_package_its_docs_and_a_user_readme(wheel: Path) -> 
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     docs = sorted(n for n in names if n.startswith("exportlens/docs/"))
     assert docs == [
-        f"exportlens/docs/{n}" for n in ("codes.md", "devices.md", "targets.md", "torch-versions.md")
+        f"exportlens/docs/{n}"
+        for n in ("codes.md", "configuration.md", "devices.md", "targets.md", "torch-versions.md")
     ]
     assert "exportlens/worker/boot.py" in names and "exportlens/lsp/server.py" in names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "examples/")) or "__pycache__" in n]
