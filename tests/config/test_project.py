@@ -7,6 +7,8 @@ from pathlib import Path
 from exportlens.cli import file_settings, main
 from exportlens.config.project import project_of
 from exportlens.config.settings import BY_NAME, SPECS, Settings
+from exportlens.lsp.client_settings import explicit, merge, sent
+from exportlens.lsp.session import Session
 
 PROJECT = """[project]
 name = "demo"
@@ -87,3 +89,22 @@ def test_the_nearest_pyproject_with_the_table_wins(tmp_path: Path) -> None:
     assert project_of(str(tmp_path / "a" / "m.py")).values["mode"] == "both"
     assert project_of(str(tmp_path / "b" / "m.py")).values["mode"] == "strict"
     assert project_of(str(tmp_path / "m.py")).path == str(tmp_path / "pyproject.toml")
+
+
+def test_editor_precedence_user_settings_then_pyproject_then_defaults(tmp_path: Path) -> None:
+    """The VS Code client names the settings the user set (`explicit`, from inspect()); the
+    others it sends are defaults, which the project's values beat."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.exportlens]\nmode = "strict"\ntimeout = 5\ndevice = "cpu"\n'
+    )
+    session = Session(lambda uri: None, lambda: [str(tmp_path)])
+    raw = {"mode": "non-strict", "timeoutSeconds": 30, "device": "fake", "explicit": ["mode"]}
+    session.settings, session.explicit = merge(Settings(), raw), explicit(raw) or frozenset()
+    settings, _ = session.settings_for(str(tmp_path / "m.py"))
+    assert (settings.mode, settings.timeout_seconds, settings.device) == ("non-strict", 5.0, "cpu")
+    # A client that does not say which it set (Neovim): what it sends counts as set.
+    assert explicit({"mode": "both"}) is None and sent({"mode": "both", "other": 1}) == {"mode"}
+    session.explicit = sent({"mode": "both"})
+    settings, _ = session.settings_for(str(tmp_path / "m.py"))
+    assert (settings.mode, settings.timeout_seconds) == ("non-strict", 5.0)
+    assert session.settings_for(str(tmp_path.parent / "elsewhere.py"))[0].timeout_seconds == 30.0

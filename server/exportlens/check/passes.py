@@ -25,7 +25,7 @@ from .guessed import soften_guessed
 from .merge import merge_tracers
 from .outcomes import outcome_findings
 from .parts import RecordedPart, part_findings
-from .suppression import CONFIGURED_PASSES
+from .suppression import CONFIGURED_PASSES, unknown_codes
 
 
 @dataclass
@@ -120,9 +120,14 @@ def file_findings(findings: list[Finding]) -> list[Finding]:
     return findings
 
 
-def as_configured(findings: list[Finding], doc: Document, settings: Settings) -> list[Finding]:
+def as_configured(
+    findings: list[Finding], doc: Document, settings: Settings, notes: bool = True
+) -> list[Finding]:
     """What is shown of a file's findings: suppression.py's `CONFIGURED_PASSES` in order (the
-    CLI after its results store, the editor when it publishes), then by position."""
+    CLI after its results store, the editor when it publishes), then by position. `notes`: with
+    what the file's comments say themselves (their unknown codes); the editor's stale and cached
+    findings, shown beside the current ones, go without."""
     for step in CONFIGURED_PASSES:
-        findings = step(findings, doc, settings)
+        if notes or step is not unknown_codes:
+            findings = step(findings, doc, settings)
     return by_position(findings)

@@ -7,7 +7,6 @@ import logging
 from lsprotocol import types
 
 from .app import ExportLensServer
-from .client_settings import merge
 
 log = logging.getLogger("exportlens.lsp")
 
@@ -28,7 +27,7 @@ def register(server: ExportLensServer) -> None:
     ) -> None:
         pushed = params.settings.get("exportlens") if isinstance(params.settings, dict) else None
         if isinstance(pushed, dict):
-            await ls.apply_settings(merge(ls.settings, pushed))
+            await ls.apply_settings(ls.take_settings(pushed))
         else:
             await ls.pull_settings()
 
