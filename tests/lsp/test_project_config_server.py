@@ -91,3 +91,32 @@ async def test_ignore_comments_and_exclude_in_the_editor(server: Session) -> Non
     uri, text = server.write("exclproj/gen/model.py", BRANCHES)
     assert await server.open_uri(uri, text) == []
     assert await server.lenses(uri) == []
+
+
+async def test_the_ignore_quick_fix_inserts_the_comment_that_silences_it(server: Session) -> None:
+    source = BRANCHES.replace("  # exportlens: ignore[data-dependent-branch]", "").replace(
+        "  # exportlens: ignore[no-such-code]", ""
+    )
+    uri, text = server.write("quickfix_ignore.py", source)
+    found = await server.open_uri(uri, text)
+    branch = next(d for d in found if d.code == "data-dependent-branch")
+    actions = await server.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=branch.range,
+            context=types.CodeActionContext(diagnostics=[branch]),
+        )
+    )
+    (ignore,) = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.title.startswith("Ignore")]
+    assert ignore.title == "Ignore `data-dependent-branch` on this line" and ignore.edit is not None
+    (change,) = ignore.edit.document_changes or []
+    assert isinstance(change, types.TextDocumentEdit) and change.text_document.version == 1
+    (edit,) = change.edits
+    lines = text.splitlines()
+    line = branch.range.start.line
+    lines[line] = lines[line][: edit.range.start.character] + edit.new_text
+    assert lines[line].endswith("  # exportlens: ignore[data-dependent-branch]")
+    version = server.change(uri, "\n".join(lines) + "\n")
+    after = await server.wait_checked(uri, version)
+    assert [d.range.start.line for d in after if d.code == "data-dependent-branch"] != [line]
+    assert line not in [d.range.start.line for d in after]
