@@ -246,7 +246,11 @@ export class ServerManager implements vscode.Disposable {
       cacheDir: this.context.storageUri?.fsPath,
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', language: 'python' }],
+      // untitled: buffers run user code too: only in a trusted workspace
+      documentSelector: [
+        { scheme: 'file', language: 'python' },
+        ...(vscode.workspace.isTrusted ? [{ scheme: 'untitled', language: 'python' }] : []),
+      ],
       outputChannel: serverOutputChannel(this.log),
       traceOutputChannel: this.log,
       initializationOptions,
@@ -259,7 +263,9 @@ export class ServerManager implements vscode.Disposable {
             const answers: unknown[] = [];
             for (const item of params.items) {
               if (item.section === CONFIG_SECTION) {
-                answers.push(this.serverSettings());
+                // a folder's own settings when the server asks with its scopeUri (multi-root)
+                const folder = item.scopeUri ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(item.scopeUri)) : undefined;
+                answers.push(this.serverSettings(folder));
               } else {
                 const other: unknown = await next({ items: [item] }, token);
                 answers.push(Array.isArray(other) ? (other[0] as unknown) : null);

@@ -84,14 +84,32 @@ class ExportLensServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         if not (workspace and workspace.configuration):
             return
+        folders = [f for f in self.workspace.folders.values() if to_fs_path(f.uri)]
+        items = [types.ConfigurationItem(section=SECTION)]
+        items += [types.ConfigurationItem(section=SECTION, scope_uri=f.uri) for f in folders]
         try:
-            (raw,) = await self.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+            raw, *per_folder = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=items)
             )
         except Exception as exc:  # noqa: BLE001 - a client that fails the request keeps the settings we have
             log.warning("workspace/configuration failed: %s", exc)
             return
-        await self.apply_settings(self.take_settings(raw))
+        new = self.take_settings(raw)
+        # Each workspace folder's own (multi-root): a file takes its folder's (session.py).
+        before = dict(self.session.folder_settings)
+        self.session.folder_settings = {
+            str(Path(to_fs_path(f.uri) or "").resolve()): (
+                merge(new, answer),
+                _user_set(answer, self.session.explicit),
+            )
+            for f, answer in zip(folders, per_folder, strict=False)
+            if isinstance(answer, dict)
+        }
+        await self.apply_settings(new)
+        if before != self.session.folder_settings:
+            for uri, state in self.session.files.items():
+                state.entries.clear()
+                self.scheduler.schedule(uri, force=True)
 
     def take_settings(self, raw: Any) -> Settings:
         """The client's settings merged, and which of them the user set (they beat pyproject.toml)."""
@@ -176,6 +194,11 @@ class ExportLensServer(LanguageServer):
 
     async def shutdown_all(self) -> None:
         await self.scheduler.shutdown()
+
+
+def _user_set(raw: dict[str, Any], fallback: frozenset[str]) -> frozenset[str]:
+    said = explicit(raw)
+    return said if said is not None else fallback | sent(raw)
 
 
 def _traceback(error: BaseException) -> str:

@@ -26,9 +26,10 @@ def register(server: ExportLensServer) -> None:
         ls: ExportLensServer, params: types.DidChangeConfigurationParams
     ) -> None:
         pushed = params.settings.get("exportlens") if isinstance(params.settings, dict) else None
-        if isinstance(pushed, dict):
+        workspace = ls.client_capabilities.workspace
+        if isinstance(pushed, dict) and not (workspace and workspace.configuration):
             await ls.apply_settings(ls.take_settings(pushed))
-        else:
+        else:  # pulled: each workspace folder's settings too (multi-root)
             await ls.pull_settings()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

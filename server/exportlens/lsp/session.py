@@ -83,6 +83,8 @@ class Session:
         self.settings = Settings()  # the client's (defaults where it sent none)
         # The fields the user set in the editor, which beat pyproject.toml (client_settings.py).
         self.explicit: frozenset[str] = frozenset()
+        # Each workspace folder's own settings and what the user set there (multi-root), by folder.
+        self.folder_settings: dict[str, tuple[Settings, frozenset[str]]] = {}
         # The interpreters' library folders (prefix, stdlib, site-packages, torch): not the user's code.
         self.library: tuple[str, ...] = own_library()  # and the worker's, once the probe answers
         self.init_trusted = True
@@ -123,7 +125,11 @@ class Session:
         """A file's settings: defaults < its pyproject.toml's [tool.exportlens] < the editor
         settings the user set (config/project.py)."""
         project = project_of(path)
-        return project.settings(self.settings, self.explicit), project
+        folders = [f for f in self.folder_settings if path == f or path.startswith(f.rstrip(os.sep) + os.sep)]
+        base, explicit = (
+            self.folder_settings[max(folders, key=len)] if folders else (self.settings, self.explicit)
+        )
+        return project.settings(base, explicit), project
 
     def skipped(self, path: str, uri: str, settings: Settings, project: Project) -> str | None:
         """Why a file is not checked, or None: it is the user's code and checks are on."""
