@@ -84,7 +84,10 @@ class ExportLensServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         if not (workspace and workspace.configuration):
             return
-        folders = [f for f in self.workspace.folders.values() if to_fs_path(f.uri)]
+        try:
+            folders = [f for f in self.workspace.folders.values() if to_fs_path(f.uri)]
+        except RuntimeError:  # no workspace yet (pygls raises before initialize)
+            folders = []
         items = [types.ConfigurationItem(section=SECTION)]
         items += [types.ConfigurationItem(section=SECTION, scope_uri=f.uri) for f in folders]
         try:
