@@ -99,7 +99,7 @@ class ExportLensServer(LanguageServer):
             return
         new = self.take_settings(raw)
         # Each workspace folder's own (multi-root): a file takes its folder's (session.py).
-        before = dict(self.session.folder_settings)
+        before = _what_results_depend_on(self.session.folder_settings)
         self.session.folder_settings = {
             str(Path(to_fs_path(f.uri) or "").resolve()): (
                 merge(new, answer),
@@ -109,7 +109,7 @@ class ExportLensServer(LanguageServer):
             if isinstance(answer, dict)
         }
         await self.apply_settings(new)
-        if before != self.session.folder_settings:
+        if before != _what_results_depend_on(self.session.folder_settings):
             for uri, state in self.session.files.items():
                 state.entries.clear()
                 self.scheduler.schedule(uri, force=True)
@@ -197,6 +197,10 @@ class ExportLensServer(LanguageServer):
 
     async def shutdown_all(self) -> None:
         await self.scheduler.shutdown()
+
+
+def _what_results_depend_on(folders: dict[str, tuple[Settings, frozenset[str]]]) -> dict[str, Any]:
+    return {f: (s.results_key(), s.export_sites) for f, (s, _) in folders.items()}
 
 
 def _user_set(raw: dict[str, Any], fallback: frozenset[str]) -> frozenset[str]:

@@ -179,6 +179,8 @@ class CodeActions:
 
     def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
+        if not data and action.edit is not None:
+            return action  # computed whole, on its version (ignore_action.py)
         uri, version, key = data.get("uri"), data.get("version"), data.get("key")
         book = self.books.get(str(uri))
         entry = book.fixes.get(str(key)) if book else None

@@ -102,6 +102,8 @@ class Scheduler:
         changed, state.changed_lines = state.changed_lines, set()
         self.ls.publish_config_errors(snap.project)
         if snap.trusted and snap.skipped is None and snap.uri.startswith("file:"):
+            if force:
+                self.engines.start_worker()  # meanwhile: the probe, placing take ms, the worker seconds
             # the worker's interpreter's library folders (its probe, asked once per interpreter)
             await self.ls.results.learn_library(snap.settings.python, self.session)
             snap = self.session.snapshot(snap.uri)
@@ -124,7 +126,6 @@ class Scheduler:
         for gone in set(state.entries) - set(keys):
             del state.entries[gone]
         if force and snap.uri.startswith("file:"):  # a buffer that is no file runs no other file
-            self.engines.start_worker()  # meanwhile: placing and the probe take ms, the worker seconds
             state.placement = await asyncio.to_thread(self._placement, snap)
             state.context = await self.ls.results.context(snap)
             if self.ls.results.restore(state, doc, keys):
