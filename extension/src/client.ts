@@ -35,7 +35,14 @@ import {
 } from './protocol';
 import { onInterpreterChange } from './pythonExtension';
 import { serverOutputChannel } from './serverOutput';
-import { RESTART_SETTINGS, SECTION, modeLabel, readClientSettings, toServerSettings } from './settings';
+import {
+  RESTART_SETTINGS,
+  SECTION,
+  explicitSettings,
+  modeLabel,
+  readClientSettings,
+  toServerSettings,
+} from './settings';
 import type { ServerStatus } from './status';
 
 export interface ClientHooks {
@@ -140,11 +147,20 @@ export class ServerManager implements vscode.Disposable {
   }
 
   /** The settings the server gets, mapped from exportlens.* (settings.ts). */
-  serverSettings(): ServerSettings {
-    return toServerSettings(readClientSettings(this.reader()), {
+  serverSettings(scope?: vscode.ConfigurationScope): ServerSettings {
+    const config = vscode.workspace.getConfiguration(SECTION, scope ?? vscode.workspace.workspaceFolders?.[0]);
+    const settings = toServerSettings(readClientSettings((name) => config.get(name)), {
       python: this.check?.kind === 'ok' ? this.check.python : null,
       trusted: vscode.workspace.isTrusted,
     });
+    const isSet = (name: string): boolean => {
+      const seen = config.inspect(name);
+      return (
+        seen !== undefined &&
+        (seen.globalValue !== undefined || seen.workspaceValue !== undefined || seen.workspaceFolderValue !== undefined)
+      );
+    };
+    return { ...settings, explicit: explicitSettings(isSet) };
   }
 
   private reader(): (name: string) => unknown {
@@ -230,7 +246,11 @@ export class ServerManager implements vscode.Disposable {
       cacheDir: this.context.storageUri?.fsPath,
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: 'file', language: 'python' }],
+      // untitled: buffers run user code too: only in a trusted workspace
+      documentSelector: [
+        { scheme: 'file', language: 'python' },
+        ...(vscode.workspace.isTrusted ? [{ scheme: 'untitled', language: 'python' }] : []),
+      ],
       outputChannel: serverOutputChannel(this.log),
       traceOutputChannel: this.log,
       initializationOptions,
@@ -243,7 +263,9 @@ export class ServerManager implements vscode.Disposable {
             const answers: unknown[] = [];
             for (const item of params.items) {
               if (item.section === CONFIG_SECTION) {
-                answers.push(this.serverSettings());
+                // a folder's own settings when the server asks with its scopeUri (multi-root)
+                const folder = item.scopeUri ? vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(item.scopeUri)) : undefined;
+                answers.push(this.serverSettings(folder));
               } else {
                 const other: unknown = await next({ items: [item] }, token);
                 answers.push(Array.isArray(other) ? (other[0] as unknown) : null);

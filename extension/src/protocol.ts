@@ -179,6 +179,8 @@ export interface ServerStatus {
   rssMb: number;
   /** The export worker's pid; null until an export started it (never when untrusted). */
   workerPid: number | null;
+  /** Export jobs the engine ran (a file that is not the user's code sends none). */
+  jobsSent: number;
   trusted: boolean;
   openFiles: number;
   settings: Record<string, unknown>;
@@ -211,6 +213,16 @@ export interface ServerSettings {
   /** Where the program must lower after the export (docs/targets.md); `aoti` only on demand. */
   targets: ('export' | 'core-aten' | 'onnx' | 'aoti')[];
   trusted: boolean;
+  /** false: no file is checked. */
+  enable: boolean;
+  /** Globs of files never checked (relative to the project's folder). */
+  exclude: string[];
+  /** Codes never reported. */
+  ignore: string[];
+  /** A code's severity instead of its own ("off": not reported). */
+  severity: Record<string, 'error' | 'warning' | 'information' | 'hint' | 'off'>;
+  /** The settings the user set (VS Code's inspect()): they beat pyproject.toml's. */
+  explicit?: string[];
 }
 
 /** The configuration section the server pulls with `workspace/configuration`. */

@@ -15,6 +15,8 @@ export type Device = ServerSettings['device'];
 export const DEVICES: readonly Device[] = ['fake', 'real', 'cpu'];
 export type Target = 'export' | 'core-aten' | 'onnx' | 'aoti';
 export const TARGETS: readonly Target[] = ['export', 'core-aten', 'onnx', 'aoti'];
+export type Level = 'error' | 'warning' | 'information' | 'hint' | 'off';
+export const LEVELS: readonly Level[] = ['error', 'warning', 'information', 'hint', 'off'];
 
 /** The settings as the user sees them (package.json contributes.configuration). */
 export interface ClientSettings {
@@ -23,11 +25,15 @@ export interface ClientSettings {
   runOn: 'type' | 'save';
   debounceMs: number;
   timeoutSeconds: number;
-  memoryLimitMb: number | null;
+  memoryLimitMb: number;
   allFailures: boolean;
   metaAboveMb: number;
   device: 'fake' | 'real' | 'cpu';
   targets: Target[];
+  enable: boolean;
+  exclude: string[];
+  ignore: string[];
+  severity: Record<string, Level>;
 }
 
 export const DEFAULTS: ClientSettings = {
@@ -36,11 +42,15 @@ export const DEFAULTS: ClientSettings = {
   runOn: 'type',
   debounceMs: 300,
   timeoutSeconds: 30,
-  memoryLimitMb: null,
+  memoryLimitMb: 0,
   allFailures: true,
   metaAboveMb: 1024,
   device: 'fake',
   targets: ['export'],
+  enable: true,
+  exclude: [],
+  ignore: [],
+  severity: {},
 };
 
 /** Settings whose change needs a new server process (the others apply live). */
@@ -66,6 +76,24 @@ function targets(value: unknown): Target[] {
   return [...new Set(known)];
 }
 
+/** The strings of a list, once each; anything else: none. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? [...new Set(value.filter((v): v is string => typeof v === 'string'))] : [];
+}
+
+/** code -> level entries with a known level (the server checks the codes). */
+function levels(value: unknown): Record<string, Level> {
+  const out: Record<string, Level> = {};
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const [code, level] of Object.entries(value)) {
+      if (typeof level === 'string' && (LEVELS as readonly string[]).includes(level)) {
+        out[code] = level as Level;
+      }
+    }
+  }
+  return out;
+}
+
 export function readClientSettings(get: SettingReader): ClientSettings {
   const interpreter = get('interpreter');
   const memory = get('memoryLimitMb');
@@ -76,12 +104,15 @@ export function readClientSettings(get: SettingReader): ClientSettings {
     runOn: oneOf(get('runOn'), ['type', 'save'] as const, DEFAULTS.runOn),
     debounceMs: Math.round(number(get('debounceMs'), DEFAULTS.debounceMs, (n) => n >= 0)),
     timeoutSeconds: number(get('timeoutSeconds'), DEFAULTS.timeoutSeconds, (n) => n > 0),
-    memoryLimitMb:
-      typeof memory === 'number' && Number.isFinite(memory) && memory > 0 ? Math.round(memory) : null,
+    memoryLimitMb: typeof memory === 'number' && Number.isFinite(memory) && memory > 0 ? Math.round(memory) : 0,
     allFailures: typeof allFailures === 'boolean' ? allFailures : DEFAULTS.allFailures,
     metaAboveMb: number(get('metaAboveMb'), DEFAULTS.metaAboveMb, (n) => n >= 0),
     device: oneOf(get('device'), DEVICES, DEFAULTS.device),
     targets: targets(get('targets')),
+    enable: get('enable') !== false,
+    exclude: strings(get('exclude')),
+    ignore: strings(get('ignore')),
+    severity: levels(get('severity')),
   };
 }
 
@@ -98,14 +129,25 @@ export function toServerSettings(settings: ClientSettings, context: ServerContex
     runOn: settings.runOn,
     debounceMs: settings.debounceMs,
     timeoutSeconds: settings.timeoutSeconds,
-    memoryLimitMb: settings.memoryLimitMb,
+    memoryLimitMb: settings.memoryLimitMb > 0 ? settings.memoryLimitMb : null,
     python: context.python,
     allFailures: settings.allFailures,
     metaAboveMb: settings.metaAboveMb,
     device: settings.device,
     targets: settings.targets,
     trusted: context.trusted,
+    enable: settings.enable,
+    exclude: settings.exclude,
+    ignore: settings.ignore,
+    severity: settings.severity,
   };
+}
+
+/** The server's names of the settings the user set (settings.json of the user, the workspace or
+ * the folder), which beat pyproject.toml's `[tool.exportlens]`; `isSet` is `inspect()`'s answer. */
+export function explicitSettings(isSet: (name: string) => boolean): string[] {
+  const names = Object.keys(DEFAULTS) as (keyof ClientSettings)[];
+  return names.filter((name) => isSet(name)).map((name) => (name === 'interpreter' ? 'python' : name));
 }
 
 /** The label of a mode for the status item and the Set mode picker. */

@@ -9,12 +9,16 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .check.jobs import MODES, CheckOptions
+from .check.passes import as_configured
 from .check.plan import PlannedFile, plan_file
 from .check.sites import SiteIndex
 from .codes import registered
+from .config.files import walk
+from .config.project import Project, project_of
 from .config.settings import Settings
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
@@ -49,28 +53,28 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--timeout",
         type=float,
-        default=DEFAULT.timeout_seconds,
+        default=None,
         metavar="S",
         help=f"per module (default {DEFAULT.timeout_seconds:g})",
     )
     check.add_argument(
         "--memory-limit",
         type=int,
-        default=DEFAULT.memory_limit_mb,
+        default=None,
         metavar="MB",
         help="address-space cap per export, on top of the warm worker",
     )
     check.add_argument(
         "--meta-above",
         type=float,
-        default=DEFAULT.meta_above_mb,
+        default=None,
         metavar="MB",
         help="export models whose weights exceed MB with meta weights, allocating nothing (0: never)",
     )
     check.add_argument(
         "--device",
         choices=("fake", "real", "cpu"),
-        default=DEFAULT.device,
+        default=None,
         help="where tensors the code puts on a GPU go: fake tensors on that device (no GPU touched),"
         " the real device, or the CPU with real values (default %(default)s; docs/devices.md)",
     )
@@ -78,13 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--target",
         action="append",
         choices=TARGETS,
-        default=list(DEFAULT.targets),
+        default=None,
         help="also check that each clean export lowers to this target (repeatable): core-aten, onnx,"
         " aoti (compiles C++: slow); default: export only (docs/targets.md)",
     )
     check.add_argument(
         "--python",
-        default=DEFAULT.python,
+        default=None,
         metavar="EXE",
         help="interpreter with torch to run exports in (default: this one)",
     )
@@ -92,6 +96,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--first-failure-only",
         action="store_true",
         help="stop at each module's first failure (no search for the others: faster)",
+    )
+    check.add_argument(
+        "--exclude",
+        action="append",
+        default=None,
+        metavar="GLOB",
+        help="never check files matching GLOB, relative to the current folder (repeatable; replaces"
+        " pyproject.toml's exclude)",
+    )
+    check.add_argument(
+        "--ignore",
+        action="append",
+        default=None,
+        metavar="CODE",
+        help="never report CODE (repeatable; replaces pyproject.toml's ignore)",
     )
     check.add_argument(
         "--no-cache",
@@ -121,18 +140,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def python_files(paths: list[str]) -> list[Path]:
+def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command line sets (they beat pyproject.toml's): field -> value."""
+    given: dict[str, Any] = {
+        "mode": args.mode,
+        "timeout_seconds": args.timeout,
+        "memory_limit_mb": args.memory_limit,
+        "meta_above_mb": args.meta_above,
+        "device": args.device,
+        "python": args.python,
+        "targets": targets(args) if args.target is not None else None,
+        "exclude": tuple(args.exclude) if args.exclude is not None else None,
+        "ignore": tuple(args.ignore) if args.ignore is not None else None,
+        "all_failures": False if args.first_failure_only else None,
+    }
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def file_settings(path: str, explicit: dict[str, Any]) -> tuple[Settings, Project]:
+    """Defaults < the nearest pyproject.toml's [tool.exportlens] < the command line."""
+    project = project_of(path)
+    return dataclasses.replace(project.settings(DEFAULT), **explicit), project
+
+
+def python_files(paths: list[str], explicit: dict[str, Any] | None = None) -> list[Path]:
+    """The files named, and the Python files of the folders named that are the user's own
+    (config/files.py: no virtual environment, hidden, build or git-ignored folder, no `exclude`)."""
+    explicit = explicit or {}
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files += sorted(
-                p
-                for p in path.rglob("*.py")
-                if not any(
-                    part.startswith(".") or part in ("__pycache__", "node_modules") for part in p.parts
-                )
-            )
+            settings, project = file_settings(raw, explicit)
+            base = os.getcwd() if "exclude" in explicit else project.folder
+            files += walk(raw, settings.exclude, base)
         elif path.is_file():
             files.append(path)
         else:
@@ -140,38 +181,36 @@ def python_files(paths: list[str]) -> list[Path]:
     return files
 
 
-async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
-    # No spare child, and the warm-up before the first job: the CLI's jobs come all at once.
-    limits = EngineOptions(python=args.python, timeout=args.timeout, memory_mb=args.memory_limit)
-    engine = Engine(dataclasses.replace(limits, spares=False, warm_first=True))
-    options = CheckOptions(
-        mode=args.mode,
-        all_failures=not args.first_failure_only,
-        meta_above_mb=args.meta_above or None,
-        device=args.device,
-        targets=targets(args),
+def check_options(settings: Settings) -> CheckOptions:
+    return CheckOptions(
+        mode=settings.mode,
+        all_failures=settings.all_failures,
+        meta_above_mb=settings.meta_above_mb or None,
+        device=settings.device,
+        targets=tuple(dict.fromkeys(("export", *settings.targets))),  # export first: always run
         on_demand=True,  # `--target aoti` was asked for: it runs (a C++ compile per module)
     )
-    settings = dataclasses.replace(
-        DEFAULT,
-        mode=args.mode,
-        python=args.python,
-        timeout_seconds=args.timeout,
-        memory_limit_mb=args.memory_limit,
-        all_failures=not args.first_failure_only,
-        meta_above_mb=args.meta_above,
-        device=args.device,
-        targets=targets(args),
+
+
+async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
+    # Each file's settings are its project's (config/project.py); the engine's limits and
+    # interpreter, one per run, those of the first file's project.
+    settings = {str(f): file_settings(str(f), args.explicit)[0] for f in args.files}
+    first = next(iter(settings.values()), dataclasses.replace(DEFAULT, **args.explicit))
+    # No spare child, and the warm-up before the first job: the CLI's jobs come all at once.
+    limits = EngineOptions(
+        python=first.python, timeout=first.timeout_seconds, memory_mb=first.memory_limit_mb
     )
+    engine = Engine(dataclasses.replace(limits, spares=False, warm_first=True))
     cache = None
     if not args.no_cache:
         store = ResultStore(default_folder())
-        cache = await asyncio.to_thread(FileCache, store, args.python, settings.results_key())
+        cache = await asyncio.to_thread(FileCache, store, first.python, ())
     # Each file placed in its workspace as the editor places it: export calls and parent files in
     # other workspace files (reading them, running nothing).
-    index = SiteIndex() if settings.export_sites else None
+    index = SiteIndex() if first.export_sites else None
     planned = await asyncio.to_thread(
-        lambda: [plan_file(str(f), options, index, args.root) for f in args.files]
+        lambda: [plan_file(str(f), check_options(settings[str(f)]), index, args.root) for f in args.files]
     )
     try:
         # With the cache, the worker starts with the first file that needs an export (none when
@@ -179,7 +218,9 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         # without torch is refused at once, with the worker's reason, as without the cache.
         if cache is None or not cache.env.torch:
             await engine.worker()
-        checks = [_check(engine, cache, p) for p in planned]
+        checks = [
+            _check(engine, cache, p, settings[str(f)]) for f, p in zip(args.files, planned, strict=True)
+        ]
         results = said_once(list(await asyncio.gather(*checks)))
         info = engine.info
     finally:
@@ -191,23 +232,24 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
             file=sys.stderr,
         )
     torch = info.get("torch") or (cache.env.torch if cache else None) or ""
-    return results, {"torch": str(torch), "python": str(info.get("python") or args.python or sys.executable)}
+    return results, {"torch": str(torch), "python": str(info.get("python") or first.python or sys.executable)}
 
 
-def _plan_files(
-    args: argparse.Namespace, options: CheckOptions, index: SiteIndex | None
-) -> list[PlannedFile | FileResult]:
-    return [plan_file(str(f), options, index, args.root) for f in args.files]
-
-
-async def _check(engine: Engine, cache: FileCache | None, planned: PlannedFile | FileResult) -> FileResult:
+async def _check(
+    engine: Engine, cache: FileCache | None, planned: PlannedFile | FileResult, settings: Settings
+) -> FileResult:
     if isinstance(planned, FileResult):
         return planned  # a file that cannot be read: its finding says why
     if cache is not None:
-        return await cache.check(engine, planned)
-    from .check.placed import check_planned  # the diagnosis stack
+        result = await cache.check(engine, planned, settings.results_key())
+    else:
+        from .check.placed import check_planned  # the diagnosis stack
 
-    return await check_planned(engine, planned)
+        result = await check_planned(engine, planned)
+    # What the user configured (suppression comments, ignore, severity): after the store, which
+    # keeps what the check found.
+    result.diagnostics = as_configured(result.diagnostics, planned.doc, settings)
+    return result
 
 
 def said_once(results: list[FileResult]) -> list[FileResult]:
@@ -230,7 +272,7 @@ def said_once(results: list[FileResult]) -> list[FileResult]:
 
 def targets(args: argparse.Namespace) -> tuple[str, ...]:
     """`--target`s in the order given, `export` first: it is always run."""
-    return tuple(dict.fromkeys(("export", *args.target)))
+    return tuple(dict.fromkeys(("export", *(args.target or ()))))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -257,10 +299,15 @@ def main(argv: list[str] | None = None) -> int:
             )
             return EXIT_USAGE
         return serve(args)
+    args.explicit = explicit_settings(args)
     try:
-        args.files = python_files(args.paths)
+        args.files = python_files(args.paths, args.explicit)
     except FileNotFoundError as exc:
         print(f"exportlens: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    errors = sorted({e for f in args.files for e in project_of(str(f)).errors}, key=str)
+    if errors:  # never a check on a configuration that does not say what the user meant
+        print("\n".join(f"exportlens: {e}" for e in errors), file=sys.stderr)
         return EXIT_USAGE
     unsupported = exports_unsupported()
     if unsupported is not None:  # native Windows: said once, then what reading the files says

@@ -69,11 +69,13 @@ class Finding:
     url: str | None = None
     # Machine-readable data for quick-fixes (suggested fixes, symbols, ...).
     fix: dict[str, Any] | None = None
+    # The severity is the user's `severity` setting's, not the registry's (check/suppression.py).
+    configured: bool = False
 
     def __post_init__(self) -> None:
         # The registry is the one truth about codes: an unknown code or another severity is a bug.
         entry = registered(self.code)
-        if self.severity != entry.severity:
+        if self.severity != entry.severity and not self.configured:
             raise ValueError(f"{self.code!r} is registered as {entry.severity!r}, not {self.severity!r}")
 
     def to_json(self) -> dict[str, Any]:

@@ -40,4 +40,10 @@ def test_sarif_rules_hold_the_sections(tmp_path: Path) -> None:
 def test_the_docs_a_finding_can_reach_are_those_codes_md_links_to() -> None:
     docs = ROOT / "docs"
     reached = sections.linked_docs(docs / "codes.md")
-    assert [p.name for p in reached] == ["codes.md", "devices.md", "targets.md", "torch-versions.md"]
+    assert [p.name for p in reached] == [
+        "codes.md",
+        "configuration.md",
+        "devices.md",
+        "targets.md",
+        "torch-versions.md",
+    ]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from exportlens.cli import build_parser
-from exportlens.config.settings import CLIENT_ONLY, SPECS, Settings, Spec
+from exportlens.config.settings import CLIENT_ONLY, LEVELS, SPECS, Settings, Spec
 from exportlens.lsp.client_settings import merge
 from tests.paths import ROOT
 
@@ -39,7 +39,7 @@ def client_enum(spec: Spec) -> tuple[str, ...]:
 
 
 def as_json(value: Any) -> str:
-    """A default as the docs write it: 30, not 30.0."""
+    """A default as the docs write it: 30, not 30.0; a table (`severity`) as `{}`."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return json.dumps(value)
@@ -68,7 +68,7 @@ def test_the_declaration_is_whole() -> None:
     assert [s.field for s in SPECS] == [f for f in Settings.__dataclass_fields__]
     assert len({s.name for s in SPECS}) == len(SPECS)
     for spec in SPECS:
-        assert spec.type in ("string", "integer", "number", "boolean", "array"), spec.name
+        assert spec.type in ("string", "integer", "number", "boolean", "array", "object"), spec.name
         assert spec.accepts(spec.default), f"{spec.name}: its default {spec.default!r} is not allowed"
         assert spec.values, spec.name
     assert Settings().results_key() == tuple(getattr(Settings(), s.field) for s in SPECS if s.results)
@@ -80,8 +80,12 @@ def expected_property(spec: Spec) -> dict[str, Any]:
     assert spec.client is not None
     default = client_default(spec)
     entry: dict[str, Any] = {"type": spec.type if default is not None else [spec.type, "null"]}
-    if spec.type == "array":  # a list of the enum's names
-        entry["items"] = {"type": "string", "enum": list(client_enum(spec))}
+    if spec.type == "array":  # a list of the enum's names, or of any strings (codes, globs)
+        entry["items"] = (
+            {"type": "string", "enum": list(client_enum(spec))} if client_enum(spec) else {"type": "string"}
+        )
+    elif spec.type == "object":  # code -> level
+        entry["additionalProperties"] = {"type": "string", "enum": list(LEVELS)}
     elif client_enum(spec):
         entry["enum"] = list(client_enum(spec))
     entry["default"] = default
@@ -123,7 +127,7 @@ def test_lsp_readme() -> None:
     readme = ROOT / "server/exportlens/lsp/README.md"
     rows = table(readme, "| name | values | default |")
     for spec in SPECS:
-        want = [spec.values, f"`{as_json(spec.default)}`"]
+        want = [spec.values, f"`{'{}' if spec.type == 'object' else as_json(spec.default)}`"]
         assert rows.get(spec.name) == want, f"want | `{spec.name}` | {' | '.join(want)} |"
     assert list(rows) == [s.name for s in SPECS], "same settings, the declaration's order"
     text = " ".join(readme.read_text(encoding="utf-8").split())
@@ -179,12 +183,14 @@ def test_what_the_client_sends() -> None:
     setting among them (under the server's name)."""
     protocol = (ROOT / "extension/src/protocol.ts").read_text(encoding="utf-8")
     sent = ts_fields(ts_block(protocol, "export interface ServerSettings {"))
-    assert set(sent) <= {s.name for s in SPECS}
+    assert set(sent) <= {s.name for s in SPECS} | {"explicit"}  # explicit: which the user set
     missing = {s.name for s in CLIENT_SPECS} - set(sent)
     assert not missing, f"protocol.ts ServerSettings lacks {missing}"
     source = (ROOT / "extension/src/settings.ts").read_text(encoding="utf-8")
     body = ts_block(source, "export function toServerSettings(")
-    assert set(ts_fields(ts_block(body, "return {"))) == set(sent), "toServerSettings returns ServerSettings"
+    assert set(ts_fields(ts_block(body, "return {"))) == set(sent) - {"explicit"}, (
+        "toServerSettings returns ServerSettings (client.ts adds `explicit`)"
+    )
 
 
 def check_options() -> dict[str, argparse.Action]:
@@ -204,8 +210,8 @@ def test_cli_flags() -> None:
             continue
         if spec.type == "array":  # repeatable: each flag adds one name to the default
             assert action.nargs is None and isinstance(action, argparse._AppendAction), spec.cli
-        default = tuple(action.default) if spec.type == "array" else action.default
-        assert default == spec.default, spec.cli
+        # unset by default: the file's pyproject.toml, else the declaration's default (config/project.py)
+        assert action.default is None, spec.cli
         assert action.type is {"number": float, "integer": int, "string": None, "array": None}[spec.type], (
             spec.cli
         )
@@ -215,7 +221,9 @@ def test_cli_flags() -> None:
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_merge_takes_what_the_spec_accepts(spec: Spec) -> None:
     """Each spec's own validation is what merge applies: a wrong type never lands."""
-    wrong = {"string": 3, "integer": "3", "number": "3", "boolean": "yes", "array": "onnx"}[spec.type]
+    wrong = {"string": 3, "integer": "3", "number": "3", "boolean": "yes", "array": "onnx", "object": []}[
+        spec.type
+    ]
     assert merge(Settings(), {spec.name: wrong}) == Settings()
     assert getattr(merge(Settings(), {spec.name: spec.default}), spec.field) == spec.default
 

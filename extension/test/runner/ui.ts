@@ -104,7 +104,14 @@ const steps: Step[] = [
     name: 'the Problems panel lists the finding',
     run: async (page) => {
       await page.keyboard.press('Control+Shift+M');
-      await page.locator('.markers-panel .monaco-list-row', { hasText: 'data-dependent-branch' }).first().waitFor({ timeout: 20000 });
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'data-dependent-branch' }).first();
+      await row.waitFor({ timeout: 20000 });
+      // The message starts with the cause (the panel cuts it at its width), the tracer after it.
+      const message = (await row.textContent()) ?? '';
+      const cause = message.indexOf('A Python `if`/`while` decides on a tensor');
+      if (cause < 0 || message.indexOf('refused `Guarded`') < cause) {
+        throw new Error(`the Problems panel's message does not start with the cause: «${message}»`);
+      }
       await shot(page, '05-problems-panel.png');
       await page.keyboard.press('Control+Shift+M');
     },

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULTS, readClientSettings, toServerSettings, type ClientSettings } from '../../src/settings';
+import { DEFAULTS, explicitSettings, readClientSettings, toServerSettings, type ClientSettings } from '../../src/settings';
 
 const reader = (values: Record<string, unknown>) => (name: string) => values[name];
 
@@ -21,6 +21,10 @@ test('valid values are read as they are', () => {
       metaAboveMb: 0,
       device: 'cpu',
       targets: ['onnx', 'core-aten', 'onnx'],
+      enable: false,
+      exclude: ['generated/**', 3],
+      ignore: ['input-mutated'],
+      severity: { 'side-effect-baked': 'information', 'input-mutated': 'loud' },
     }),
   );
   assert.deepEqual(settings, {
@@ -34,6 +38,10 @@ test('valid values are read as they are', () => {
     metaAboveMb: 0,
     device: 'cpu',
     targets: ['onnx', 'core-aten'],
+    enable: false,
+    exclude: ['generated/**'],
+    ignore: ['input-mutated'],
+    severity: { 'side-effect-baked': 'information' },
   } satisfies ClientSettings);
 });
 
@@ -49,9 +57,16 @@ test('targets: unknown names are dropped, an empty list stays empty (export only
   assert.deepEqual(readClientSettings(reader({ targets: [] })).targets, []);
 });
 
-test('memoryLimitMb 0 or null means no cap', () => {
-  assert.equal(readClientSettings(reader({ memoryLimitMb: 0 })).memoryLimitMb, null);
-  assert.equal(readClientSettings(reader({ memoryLimitMb: null })).memoryLimitMb, null);
+test('memoryLimitMb 0 (or an old null) means no cap: the server gets null', () => {
+  assert.equal(readClientSettings(reader({ memoryLimitMb: 0 })).memoryLimitMb, 0);
+  assert.equal(readClientSettings(reader({ memoryLimitMb: null })).memoryLimitMb, 0);
+  assert.equal(toServerSettings(DEFAULTS, { python: null, trusted: true }).memoryLimitMb, null);
+  assert.equal(toServerSettings({ ...DEFAULTS, memoryLimitMb: 512 }, { python: null, trusted: true }).memoryLimitMb, 512);
+});
+
+test('explicit: the server names of the settings the user set (they beat pyproject.toml)', () => {
+  assert.deepEqual(explicitSettings((name) => name === 'mode' || name === 'interpreter'), ['python', 'mode']);
+  assert.deepEqual(explicitSettings(() => false), []);
 });
 
 test('the server gets its own names: mode auto → null, the resolved python, trust', () => {
@@ -68,12 +83,16 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
     device: 'fake',
     targets: ['export'],
     trusted: false,
+    enable: true,
+    exclude: [],
+    ignore: [],
+    severity: {},
   });
   assert.equal(toServerSettings({ ...DEFAULTS, mode: 'both' }, { python: null, trusted: true }).mode, 'both');
 });
 
 test('every server setting name is one the server knows (config/settings.py SPECS)', () => {
-  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites'];
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);
   }

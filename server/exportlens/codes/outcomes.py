@@ -164,6 +164,22 @@ CODES: dict[str, Code] = {
             tracer=None,
         ),
         _c(
+            "config-error",
+            "a value of `[tool.exportlens]` in pyproject.toml is not allowed, so that key is not used",
+            "write one of the values the message names (docs/configuration.md)",
+            refusal=False,
+            tracer=None,
+        ),
+        _c(
+            "unknown-ignore-code",
+            "an `# exportlens: ignore[...]` comment names a code ExportLens does not have, so it "
+            "silences nothing for that code",
+            "write the code as the finding shows it (docs/codes.md), or remove it",
+            severity="warning",
+            refusal=False,
+            tracer=None,
+        ),
+        _c(
             "untrusted-workspace",
             "the workspace is untrusted: ExportLens runs no code, only static checks are shown",
             "trust the workspace to see export results",

@@ -21,11 +21,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..codes import CODES
 from ..targets import TARGETS
 
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
 DEVICES = ("fake", "real", "cpu")  # worker/devices.py
+LEVELS = ("error", "warning", "information", "hint", "off")  # a code's configured severity
 # VS Code settings that are the client's alone (vscode-languageclient's LSP trace).
 CLIENT_ONLY = ("trace.server",)
 
@@ -51,6 +53,8 @@ class Spec:
     exclusive: bool = False  # the minimum itself is not allowed
     results: bool = False  # export results depend on it: a change drops cached results
     cli: str | None = None  # the `exportlens check` flag (a store_true flag sets the opposite)
+    toml: str | None = None  # its key in pyproject.toml's `[tool.exportlens]` (config/project.py)
+    items: Literal["", "code", "glob"] = ""  # an array's or an object's entries: codes, globs
     client: Client | None = None  # None: not a VS Code setting (set by the extension, or not at all)
     # filled in by `SPECS` from the field
     name: str = ""
@@ -58,10 +62,29 @@ class Spec:
     default: Any = None
 
     def accepts(self, value: Any) -> bool:
+        return self.why_not(value) is None
+
+    def why_not(self, value: Any) -> str | None:
+        """None if `value` is allowed, else what is allowed (for an error message)."""
+        if self.type == "object":
+            return _why_not_levels(value)
+        if self.type == "array":
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+                return "a list of strings"
+            unknown = [
+                v
+                for v in value
+                if (self.enum and v not in self.enum) or (self.items == "code" and v not in CODES)
+            ]
+            if unknown:
+                allowed = ", ".join(self.enum) if self.enum else "the codes of docs/codes.md"
+                return f"unknown {', '.join(map(repr, unknown))}: one of {allowed}"
+            return None
+        return None if self._accepts_scalar(value) else self.values
+
+    def _accepts_scalar(self, value: Any) -> bool:
         if value is None:
             return self.nullable
-        if self.type == "array":
-            return isinstance(value, (list, tuple)) and all(v in self.enum for v in value)
         if isinstance(value, bool) != (self.type == "boolean"):
             return False
         if not isinstance(value, _PY_TYPES.get(self.type, bool)):
@@ -74,6 +97,19 @@ class Spec:
 
 
 _PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": (int, float)}
+
+
+def _why_not_levels(value: Any) -> str | None:
+    """A code -> severity table (`severity`): registered codes, known levels."""
+    if not isinstance(value, (dict, tuple)):
+        return "a table of code = level"
+    pairs = value.items() if isinstance(value, dict) else value
+    for code, level in pairs:
+        if code not in CODES:
+            return f"unknown code {code!r}: the codes of docs/codes.md"
+        if level not in LEVELS:
+            return f"{code} = {level!r}: one of {', '.join(LEVELS)}"
+    return None
 
 
 def _setting(default: Any, spec: Spec) -> Any:
@@ -92,6 +128,7 @@ class Settings:
             enum=MODES,
             results=True,
             cli="--mode",
+            toml="mode",
             client=Client(
                 "Which torch.export tracer to check with: `auto` (the file's export call's `strict=`, "
                 "else non-strict), `non-strict`, `strict` or `both`.",
@@ -128,6 +165,7 @@ class Settings:
             minimum=0,
             exclusive=True,
             cli="--timeout",
+            toml="timeout",
             client=Client("Time limit of one module's export, in seconds."),
         ),
     )
@@ -139,7 +177,8 @@ class Settings:
             nullable=True,
             minimum=0,
             cli="--memory-limit",
-            client=Client("Address-space cap of one export, in MB (null or 0: none)."),
+            toml="memory-limit",
+            client=Client("Address-space cap of one export, in MB (0: none).", default=0),
         ),
     )
     python: str | None = _setting(
@@ -167,6 +206,7 @@ class Settings:
             "bool",
             results=True,
             cli="--first-failure-only",
+            toml="all-failures",
             client=Client("Report every export failure of a module, not only the first one."),
         ),
     )
@@ -183,6 +223,7 @@ class Settings:
             minimum=0,
             results=True,
             cli="--meta-above",
+            toml="meta-above",
             client=Client(
                 "Models whose weights exceed this many MB are exported on the meta device: same graph and "
                 "findings, no weights allocated (a .pt2 cannot be saved). 0: never."
@@ -198,6 +239,7 @@ class Settings:
             enum=DEVICES,
             results=True,
             cli="--device",
+            toml="device",
             client=Client(
                 'Where tensors your code puts on a GPU (`.cuda()`, `device="cuda"`, `mps`) go: `fake` '
                 "(fake tensors on that device: no GPU touched, no memory), `real` (use the device), `cpu` "
@@ -216,12 +258,68 @@ class Settings:
             enum=TARGETS,
             results=True,
             cli="--target",
+            toml="targets",
             client=Client(
                 "Where your program ships, checked after each clean export: `export` (torch.export only), "
                 "`core-aten` (the Core ATen opset ExecuTorch needs), `onnx` (torch.onnx.export, then ONNX "
                 "Runtime against eager when installed). `aoti` runs only from its command. "
                 "See docs/targets.md.",
                 default=["export"],
+            ),
+        ),
+    )
+
+    enable: bool = _setting(
+        True,
+        Spec(
+            "boolean",
+            "bool; `false`: no file is checked, nothing is shown",
+            client=Client(
+                "Check Python files and show what torch.export refuses (false: ExportLens is off)."
+            ),
+        ),
+    )
+    exclude: tuple[str, ...] = _setting(
+        (),
+        Spec(
+            "array",
+            "list of globs, relative to the project's folder: files never checked (docs/configuration.md)",
+            items="glob",
+            cli="--exclude",
+            toml="exclude",
+            client=Client(
+                "Files never checked: globs relative to the project's folder (the `pyproject.toml`'s, else "
+                "the workspace folder), e.g. `generated/**`, `**/legacy_*.py`. Library code (the "
+                "interpreter's prefix, site-packages, the standard library, torch) is never checked.",
+                default=[],
+            ),
+        ),
+    )
+    ignore: tuple[str, ...] = _setting(
+        (),
+        Spec(
+            "array",
+            "list of codes (docs/codes.md) never reported",
+            items="code",
+            cli="--ignore",
+            toml="ignore",
+            client=Client(
+                "Codes never reported, e.g. `exported-in-training-mode` (docs/codes.md).", default=[]
+            ),
+        ),
+    )
+    severity: tuple[tuple[str, str], ...] = _setting(
+        (),
+        Spec(
+            "object",
+            'table of code = `"error"`, `"warning"`, `"information"`, `"hint"` or `"off"`: '
+            "a code's severity instead of its own",
+            items="code",
+            toml="severity",
+            client=Client(
+                'A code\'s severity instead of its own: `{"exported-in-training-mode": "off", '
+                '"side-effect-baked": "information"}`.',
+                default={},
             ),
         ),
     )
@@ -240,3 +338,12 @@ SPECS: tuple[Spec, ...] = tuple(
     for f in dataclasses.fields(Settings)
 )
 BY_NAME = {spec.name: spec for spec in SPECS}
+
+
+def stored(spec: Spec, value: Any) -> Any:
+    """An accepted value as `Settings` keeps it: hashable (a results key), numbers as float."""
+    if spec.type == "object":
+        return tuple(sorted(dict(value).items()))
+    if spec.type == "array":
+        return tuple(dict.fromkeys(value))
+    return float(value) if spec.type == "number" else value

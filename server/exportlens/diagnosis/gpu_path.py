@@ -21,8 +21,8 @@ from .locate import Sources
 from .mapping import diagnose
 
 GPU_PATH_REFUSED = "gpu-path-refused"
-# The head of a refusal's message (mapping.py): the warning says who refuses in its own words.
-_REFUSED = re.compile(r"^(Strict|Non-strict) export \([^)]*\) refused `[^`]*`: ")
+# Who refused, in a refusal's message (mapping.py): the warning says who refuses in its own words.
+_REFUSED = re.compile(r" (Strict|Non-strict) export \([^)]*\) refused `[^`]*`( \(exported as `[^`]*`\))?\.")
 
 
 def gpu_path_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
@@ -53,6 +53,7 @@ def gpu_path_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Fi
         if inner.severity != "error" or not registered(inner.code).refusal:
             continue
         what = _REFUSED.sub("", inner.message, count=1)
+        what = what[:1].lower() + what[1:]  # it follows a colon
         path, where, moved = inner.path, inner.range, []
         if inner.path != ctx.path:  # a model file's line: said at the export call the user checks
             path, where = ctx.path, ctx.anchor

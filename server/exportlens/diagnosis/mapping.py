@@ -174,7 +174,9 @@ def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContex
         tracer = (
             _STRICT if (record.get("strict") if "strict" in record else ctx.mode == "strict") else _NON_STRICT
         )
-        head = f"{tracer[:1].upper()}{tracer[1:]} refused {ctx.label}: {entry.why}{detail}."
+        # The cause first (the Problems panel cuts long messages), then who refused what.
+        cause = f"{entry.why[:1].upper()}{entry.why[1:]}{detail}."
+        head = f"{cause} {tracer[:1].upper()}{tracer[1:]} refused {ctx.label}."
     if record.get("found_by") == "dynamo-graph-breaks":
         head += " (Found on a second pass that traced past the failures before it.)"
     elif record.get("found_by"):

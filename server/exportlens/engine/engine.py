@@ -41,6 +41,7 @@ class Engine:
         self._ids = itertools.count(1)
         self._latest: dict[tuple[Any, ...], int] = {}  # job key -> newest job id
         self.restarts = 0
+        self.jobs_sent = 0  # jobs run (the status command's: a file that is not checked sends none)
 
     @property
     def info(self) -> dict[str, Any]:
@@ -77,6 +78,7 @@ class Engine:
 
         `on_partial` gets a failed job's first failure as soon as the worker has it, before the
         search for its other failures (the returned outcome has them all)."""
+        self.jobs_sent += 1
         job_id = next(self._ids)
         older = self._latest.get(job.key)
         self._latest[job.key] = job_id

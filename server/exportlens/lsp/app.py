@@ -16,9 +16,10 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__, early_worker
+from ..config.project import Project
 from ..config.settings import Settings
 from ..findings import Finding
-from .client_settings import merge
+from .client_settings import explicit, merge, sent
 from .diagnostics import to_diagnostic
 from .kept import KeptResults
 from .protocol import ExportLensProtocol
@@ -42,6 +43,7 @@ class ExportLensServer(LanguageServer):
         self.after_close: list[Callable[[str], None]] = []
         self.results = KeptResults()
         self.scheduler = Scheduler(self)
+        self._config_said: dict[str, list[Finding]] = {}  # pyproject.toml -> its published errors
 
     def report_server_error(self, error: Exception, source: ServerErrors) -> None:
         """An error pygls caught (a notification handler's exception, a message it could not
@@ -74,7 +76,7 @@ class ExportLensServer(LanguageServer):
                 self.session.init_trusted = False
             if isinstance(options.get("cacheDir"), str) and options["cacheDir"]:
                 self.results.folder = Path(options["cacheDir"])
-            self.session.settings = merge(self.session.settings, options.get("settings"))
+            self.session.settings = self.take_settings(options.get("settings"))
         if not self.trusted:
             early_worker.discard()  # from `serve --start-worker`: no engine will adopt it
 
@@ -83,13 +85,40 @@ class ExportLensServer(LanguageServer):
         if not (workspace and workspace.configuration):
             return
         try:
-            (raw,) = await self.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])
+            folders = [f for f in self.workspace.folders.values() if to_fs_path(f.uri)]
+        except RuntimeError:  # no workspace yet (pygls raises before initialize)
+            folders = []
+        items = [types.ConfigurationItem(section=SECTION)]
+        items += [types.ConfigurationItem(section=SECTION, scope_uri=f.uri) for f in folders]
+        try:
+            raw, *per_folder = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=items)
             )
         except Exception as exc:  # noqa: BLE001 - a client that fails the request keeps the settings we have
             log.warning("workspace/configuration failed: %s", exc)
             return
-        await self.apply_settings(merge(self.settings, raw))
+        new = self.take_settings(raw)
+        # Each workspace folder's own (multi-root): a file takes its folder's (session.py).
+        before = _what_results_depend_on(self.session.folder_settings)
+        self.session.folder_settings = {
+            str(Path(to_fs_path(f.uri) or "").resolve()): (
+                merge(new, answer),
+                _user_set(answer, self.session.explicit),
+            )
+            for f, answer in zip(folders, per_folder, strict=False)
+            if isinstance(answer, dict)
+        }
+        await self.apply_settings(new)
+        if before != _what_results_depend_on(self.session.folder_settings):
+            for uri, state in self.session.files.items():
+                state.entries.clear()
+                self.scheduler.schedule(uri, force=True)
+
+    def take_settings(self, raw: Any) -> Settings:
+        """The client's settings merged, and which of them the user set (they beat pyproject.toml)."""
+        said = explicit(raw)
+        self.session.explicit = said if said is not None else self.session.explicit | sent(raw)
+        return merge(self.settings, raw)
 
     async def apply_settings(self, new: Settings) -> None:
         old, self.session.settings = self.session.settings, new
@@ -136,6 +165,21 @@ class ExportLensServer(LanguageServer):
             except Exception:
                 log.exception("after publishing %s", uri)
 
+    def publish_config_errors(self, project: Project) -> None:
+        """A pyproject.toml's bad `[tool.exportlens]` values: an error on each one's line (none
+        once they are fixed)."""
+        if project.path is None:
+            return
+        said = [e.finding() for e in project.errors]
+        if self._config_said.get(project.path) == said:
+            return
+        self._config_said[project.path] = said
+        uri = Path(project.path).as_uri()
+        diagnostics = [to_diagnostic(f, {project.path: uri}) for f in said]
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+        )
+
     def clear(self, uri: str) -> None:
         """The document closed: no diagnostics, nothing kept for it."""
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -153,6 +197,15 @@ class ExportLensServer(LanguageServer):
 
     async def shutdown_all(self) -> None:
         await self.scheduler.shutdown()
+
+
+def _what_results_depend_on(folders: dict[str, tuple[Settings, frozenset[str]]]) -> dict[str, Any]:
+    return {f: (s.results_key(), s.export_sites) for f, (s, _) in folders.items()}
+
+
+def _user_set(raw: dict[str, Any], fallback: frozenset[str]) -> frozenset[str]:
+    said = explicit(raw)
+    return said if said is not None else fallback | sent(raw)
 
 
 def _traceback(error: BaseException) -> str:

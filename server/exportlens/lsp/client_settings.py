@@ -10,7 +10,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from ..config.settings import BY_NAME, SPECS, Settings
+from ..config.settings import BY_NAME, SPECS, Settings, Spec, stored
 
 log = logging.getLogger("exportlens.lsp")
 
@@ -29,15 +29,30 @@ def merge(base: Settings, raw: Any) -> Settings:
         if not spec.accepts(value):
             log.warning("ignoring setting exportlens.%s = %r", name, value)
             continue
-        if spec.type == "array":
-            value = tuple(dict.fromkeys(value))
-        changes[spec.field] = float(value) if spec.type == "number" else value
+        changes[spec.field] = stored(spec, value)
     return dataclasses.replace(base, **changes)
 
 
+def explicit(raw: Any) -> frozenset[str] | None:
+    """The fields the user set themselves (the client's `explicit`: VS Code's `inspect()`), which
+    beat `pyproject.toml`; None: the client does not say, so all it sends count."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("explicit"), list):
+        return None
+    return frozenset(BY_NAME[n].field for n in raw["explicit"] if isinstance(n, str) and n in BY_NAME)
+
+
+def sent(raw: Any) -> frozenset[str]:
+    """The fields of valid settings in `raw`."""
+    if not isinstance(raw, dict):
+        return frozenset()
+    return frozenset(BY_NAME[n].field for n in raw if n in BY_NAME)
+
+
 def to_json(settings: Settings) -> dict[str, Any]:
-    return {spec.name: _plain(getattr(settings, spec.field)) for spec in SPECS}
+    return {spec.name: _plain(spec, getattr(settings, spec.field)) for spec in SPECS}
 
 
-def _plain(value: Any) -> Any:
+def _plain(spec: Spec, value: Any) -> Any:
+    if spec.type == "object":
+        return dict(value)  # severity: code -> level
     return list(value) if isinstance(value, tuple) else value

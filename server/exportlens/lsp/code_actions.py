@@ -33,6 +33,7 @@ from ..fixes.proof import Proof, proof_job, verdict
 from ..textpos import utf16_len
 from . import trust
 from .app import ExportLensServer
+from .ignore_action import ignore_actions
 from .session import Snapshot
 
 log = logging.getLogger("exportlens.lsp")
@@ -174,10 +175,12 @@ class CodeActions:
                 action.edit = workspace_edit(book.document, fix)
             out.append(action)
         self.prove(uri, book, lazy)
-        return out
+        return out + ignore_actions(book.document, params)
 
     def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
+        if not data and action.edit is not None:
+            return action  # computed whole, on its version (ignore_action.py)
         uri, version, key = data.get("uri"), data.get("version"), data.get("key")
         book = self.books.get(str(uri))
         entry = book.fixes.get(str(key)) if book else None

@@ -33,6 +33,8 @@ def lenses(snap: Snapshot) -> list[types.CodeLens]:
     """Each module's lenses, from the snapshot's results only."""
     doc = snap.document
     found: list[types.CodeLens] = []
+    if snap.skipped is not None:  # not the user's code, excluded or disabled
+        return found
     for target in doc.discovery.targets:
         if target.class_name is None:
             continue  # an export call of an imported class: its lens is in that class's file

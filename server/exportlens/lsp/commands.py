@@ -87,6 +87,7 @@ def register(server: ExportLensServer) -> None:
             "pid": os.getpid(),
             "rssMb": rss_mb(),
             "workerPid": engine.worker_pid if engine else None,
+            "jobsSent": engine.jobs_sent if engine else 0,
             "trusted": ls.trusted,
             "settings": to_json(ls.settings),
             "openFiles": len(ls.session.files),

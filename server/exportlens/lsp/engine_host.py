@@ -20,7 +20,8 @@ class EngineHost:
         if not self.session.trusted:
             raise RuntimeError("untrusted workspace: the engine must not run")
         if self._engine is None:
-            settings = self.session.settings
+            # one worker for every file: the limits of the (first) workspace folder's project
+            settings = self.session.settings_for(self.session.roots()[0])[0]
             self._engine = Engine(
                 EngineOptions(
                     python=settings.python,

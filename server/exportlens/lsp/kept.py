@@ -16,7 +16,7 @@ from pathlib import Path
 from ..document import Document
 from ..persist import fingerprint
 from ..persist.store import ResultStore, Stored, default_folder
-from .session import Snapshot
+from .session import Session, Snapshot
 from .state import FileState, ModuleEntry
 
 log = logging.getLogger("exportlens.lsp")
@@ -43,6 +43,12 @@ class KeptResults:
         env = self._environments.get(settings.python) or await self._probe(settings.python)
         roots = list(snap.roots)
         return await asyncio.to_thread(fingerprint.context, snap.document, roots, env, settings.results_key())
+
+    async def learn_library(self, python: str | None, session: Session) -> None:
+        """The interpreter's library folders (its probe's answer), for the session's `skipped`."""
+        env = self._environments.get(python) or await self._probe(python)
+        if env.library and not set(env.library) <= set(session.library):
+            session.library = tuple(dict.fromkeys((*session.library, *env.library)))
 
     async def _probe(self, python: str | None) -> fingerprint.Environment:
         """The interpreter's answer, from a child of the event loop: a check cancelled by shutdown

@@ -7,7 +7,6 @@ import logging
 from lsprotocol import types
 
 from .app import ExportLensServer
-from .client_settings import merge
 
 log = logging.getLogger("exportlens.lsp")
 
@@ -27,9 +26,10 @@ def register(server: ExportLensServer) -> None:
         ls: ExportLensServer, params: types.DidChangeConfigurationParams
     ) -> None:
         pushed = params.settings.get("exportlens") if isinstance(params.settings, dict) else None
-        if isinstance(pushed, dict):
-            await ls.apply_settings(merge(ls.settings, pushed))
-        else:
+        workspace = ls.client_capabilities.workspace
+        if isinstance(pushed, dict) and not (workspace and workspace.configuration):
+            await ls.apply_settings(ls.take_settings(pushed))
+        else:  # pulled: each workspace folder's settings too (multi-root)
             await ls.pull_settings()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

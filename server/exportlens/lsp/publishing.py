@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..check.passes import as_configured
 from ..document import Document
 from ..findings import Finding, ModuleResult, Range
 from ..textpos import utf16_len
@@ -40,12 +41,20 @@ class Publisher:
                 old += [f for f in entry.findings if f.path == state.path]
         if old:
             old = [f for f in old if inside(f.range, doc.text)]
+        # What the user configured (ignore comments, `ignore`, `severity`: check/suppression.py).
+        snap = self.ls.session.snapshot(state.uri)
+        if snap.skipped is not None:
+            findings, old, restored = [], [], []
+        else:
+            findings = as_configured(findings, doc, snap.settings)
+            old = as_configured(old, doc, snap.settings, notes=False)
+            restored = as_configured(restored, doc, snap.settings, notes=False)
         # A module's early first failure is often all it has: its final result changes nothing.
         seen = repr((doc.version, findings, old, restored))
         if seen == state.last_published:
             return
         state.last_published = seen
-        self.ls.publish(self.ls.session.snapshot(state.uri), findings, stale=old, cached=restored)
+        self.ls.publish(snap, findings, stale=old, cached=restored)
 
     def record(self, snap: Snapshot, name: str, results: list[ModuleResult], findings: list[Finding]) -> None:
         """A command's result for one module of the snapshot's document: kept as a check's, shown."""

@@ -100,6 +100,16 @@ class Scheduler:
         """Check what needs it; True when the user cancelled."""
         doc, publish = snap.document, self.publisher.publish
         changed, state.changed_lines = state.changed_lines, set()
+        self.ls.publish_config_errors(snap.project)
+        if snap.trusted and snap.skipped is None and snap.uri.startswith("file:"):
+            if force:
+                self.engines.start_worker()  # meanwhile: the probe, placing take ms, the worker seconds
+            # the worker's interpreter's library folders (its probe, asked once per interpreter)
+            await self.ls.results.learn_library(snap.settings.python, self.session)
+            snap = self.session.snapshot(snap.uri)
+        if snap.skipped is not None:
+            self._skip(state, snap)
+            return False
         if not snap.trusted:
             state.entries.clear()
             state.static = trust.static_findings(doc)
@@ -116,7 +126,6 @@ class Scheduler:
         for gone in set(state.entries) - set(keys):
             del state.entries[gone]
         if force and snap.uri.startswith("file:"):  # a buffer that is no file runs no other file
-            self.engines.start_worker()  # meanwhile: placing and the probe take ms, the worker seconds
             state.placement = await asyncio.to_thread(self._placement, snap)
             state.context = await self.ls.results.context(snap)
             if self.ls.results.restore(state, doc, keys):
@@ -132,6 +141,16 @@ class Scheduler:
         if not first and not rest:
             publish(state, doc, keys)
         return False
+
+    def _skip(self, state: FileState, snap: Snapshot) -> None:
+        """Not the user's code, excluded or disabled: nothing shown, nothing exported; said once."""
+        if state.skipped != snap.skipped:
+            log.info("not checking %s: %s", snap.path, snap.skipped)
+        state.skipped = snap.skipped
+        state.entries.clear()
+        state.static = []
+        self.publisher.publish(state, snap.document, {})
+        self.ls.refresh_lenses()
 
     def _placement(self, snap: Snapshot) -> Placement:
         """Where the modules that the buffer's own check does not export are checked (check/plan.py)."""

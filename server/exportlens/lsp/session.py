@@ -21,6 +21,8 @@ from ..check.jobs import CheckOptions
 from ..check.keys import document_keys, target_at
 from ..check.plan import Placement
 from ..check.sites import SiteIndex
+from ..config.files import excluded, inside_library, own_library
+from ..config.project import Project, project_of
 from ..config.settings import Settings
 from ..discovery import Target
 from ..document import Document
@@ -44,6 +46,8 @@ class Snapshot:
     cancelled: frozenset[str]  # modules whose export the user cancelled
     placement: Placement  # modules checked through another workspace file (check/plan.py)
     graph_views: frozenset[tuple[str, str]]
+    project: Project  # its pyproject.toml's [tool.exportlens] (config/project.py)
+    skipped: str | None  # why the file is not checked (not the user's code, excluded, disabled)
 
     @property
     def path(self) -> str:
@@ -76,7 +80,13 @@ class Snapshot:
 
 class Session:
     def __init__(self, text_document: Callable[[str], Any], folders: Callable[[], list[str]]) -> None:
-        self.settings = Settings()
+        self.settings = Settings()  # the client's (defaults where it sent none)
+        # The fields the user set in the editor, which beat pyproject.toml (client_settings.py).
+        self.explicit: frozenset[str] = frozenset()
+        # Each workspace folder's own settings and what the user set there (multi-root), by folder.
+        self.folder_settings: dict[str, tuple[Settings, frozenset[str]]] = {}
+        # The interpreters' library folders (prefix, stdlib, site-packages, torch): not the user's code.
+        self.library: tuple[str, ...] = own_library()  # and the worker's, once the probe answers
         self.init_trusted = True
         self.documents = Documents(text_document)
         self.files: dict[str, FileState] = {}
@@ -111,10 +121,39 @@ class Session:
         uri = str(doc.uri)
         return uri in self.files and self.doc_version(uri) == doc.version
 
-    def keys(self, doc: Document) -> dict[str, str]:
+    def settings_for(self, path: str) -> tuple[Settings, Project]:
+        """A file's settings: defaults < its pyproject.toml's [tool.exportlens] < the editor
+        settings the user set (config/project.py)."""
+        project = project_of(path)
+        folders = [f for f in self.folder_settings if path == f or path.startswith(f.rstrip(os.sep) + os.sep)]
+        base, explicit = (
+            self.folder_settings[max(folders, key=len)] if folders else (self.settings, self.explicit)
+        )
+        return project.settings(base, explicit), project
+
+    def skipped(self, path: str, uri: str, settings: Settings, project: Project) -> str | None:
+        """Why a file is not checked, or None: it is the user's code and checks are on."""
+        if not settings.enable:
+            return "exportlens.enable is false"
+        if uri.startswith("file:"):
+            roots = self.roots()
+            library = inside_library(path, [f for f in self.library if not _holds_a_root(f, roots)])
+            if library is not None:
+                return f"it is library code, inside {library}"
+            base = (
+                project.folder
+                if project.path
+                else next((r for r in roots if path.startswith(r + os.sep)), None)
+            )
+            pattern = excluded(path, settings.exclude, base)
+            if pattern is not None:
+                return f"it matches exclude {pattern!r}"
+        return None
+
+    def keys(self, doc: Document, settings: Settings | None = None) -> dict[str, str]:
         """Per module of `doc`, the key of its results under the current settings (check/keys.py):
         computed once per document and settings."""
-        salt = self.settings.results_key()
+        salt = (settings or self.settings_for(doc.path)[0]).results_key()
         known = self._keys.get(str(doc.uri))
         if known is not None and known[0] is doc and known[1] == salt:
             return known[2]
@@ -125,18 +164,21 @@ class Session:
     def snapshot(self, uri: str) -> Snapshot:
         """The document `uri` now, with its file's results (the file is tracked from now on)."""
         state, doc = self.file(uri), self.document(uri)
+        settings, project = self.settings_for(doc.path)
         return Snapshot(
             uri=uri,
             document=doc,
-            settings=self.settings,
+            settings=settings,
             trusted=self.trusted,
             roots=tuple(self.roots()),
-            keys=MappingProxyType(self.keys(doc)),
+            keys=MappingProxyType(self.keys(doc, settings)),
             results=MappingProxyType(dict(state.entries)),
             running=frozenset(state.running),
             cancelled=frozenset(state.cancelled),
             placement=state.placement,
             graph_views=self.graph_views,
+            project=project,
+            skipped=self.skipped(doc.path, uri, settings, project),
         )
 
     def close(self, uri: str) -> FileState | None:
@@ -144,3 +186,9 @@ class Session:
         self.documents.forget(uri)
         self._keys.pop(uri, None)
         return self.files.pop(uri, None)
+
+
+def _holds_a_root(folder: str, roots: list[str]) -> bool:
+    """A library folder that holds a workspace folder (a project inside /usr, or a workspace opened
+    on a prefix) would exclude the user's own code: it is not taken as one."""
+    return any(r == folder or r.startswith(folder.rstrip(os.sep) + os.sep) for r in roots)

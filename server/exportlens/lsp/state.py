@@ -50,3 +50,4 @@ class FileState:
     changed_lines: set[int] = field(default_factory=set)  # since the last check started
     context: str = ""  # what stored results are valid under (persist/fingerprint.py), from the last open/save
     last_published: str = ""  # what was last published (scheduler.py): an identical one is skipped
+    skipped: str | None = None  # why it was last not checked (session.py's `skipped`), said once

@@ -25,9 +25,12 @@ class FileCache:
         self.salt = salt
         self.hits = 0
 
-    async def check(self, engine: Engine, planned: PlannedFile) -> FileResult:
+    async def check(
+        self, engine: Engine, planned: PlannedFile, settings: tuple[object, ...] = ()
+    ) -> FileResult:
+        """`settings`: the file's results key (config/settings.py), its project's configuration in."""
         doc, placement = planned.doc, planned.placement
-        salt = (*self.salt, sorted(placement.elsewhere().items()))
+        salt = (*self.salt, settings, sorted(placement.elsewhere().items()))
         context = fingerprint.context(doc, planned.options.roots, self.env, salt, placement.files())
         key = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
         stored = self.store.load(doc.path, context, KIND).get(WHOLE)

@@ -19,8 +19,17 @@ from ..imports import loaded_files, parsed
 log = logging.getLogger("exportlens.persist")
 MAX_IMPORTED_FILES = 500  # a workspace file importing more than this is keyed by the first ones
 
-# Runs in the user's interpreter, imports nothing (~30 ms): where its packages are installed.
-_PROBE = "import json, sys; print(json.dumps(sys.path))"
+# Runs in the user's interpreter, imports nothing of torch (~30 ms): where its packages are
+# installed (sys.path), and its library folders: code that is not the user's (config/files.py).
+_PROBE = (
+    "import json, site, sys, sysconfig, importlib.util as u\n"
+    "p = sysconfig.get_paths()\n"
+    "t = u.find_spec('torch')\n"
+    "lib = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, p['stdlib'], p['platstdlib'],"
+    " p['purelib'], p['platlib'], *site.getsitepackages(), site.getusersitepackages()]\n"
+    "lib += list(t.submodule_search_locations or []) if t else []\n"
+    "print(json.dumps({'path': sys.path, 'library': lib}))"
+)
 _INSTALLED = (".dist-info", ".egg-info", ".pth", ".egg-link")
 
 
@@ -43,6 +52,7 @@ def code_digest(package: Path = _PACKAGE) -> str:
 class Environment:
     digest: str  # "" when the interpreter could not be asked: nothing is restored or stored
     torch: str | None = None
+    library: tuple[str, ...] = ()  # its prefix, stdlib, site-packages and torch's folder, resolved
 
 
 def probe_command(python: str | None) -> list[str]:
@@ -67,8 +77,12 @@ def read_environment(exe: str, answer: str) -> Environment:
     `pip install` adds, removes or renames a `*.dist-info`), from the
     interpreter's `sys.path` (`answer`, the probe's output), and ExportLens's own code."""
     try:
-        paths = [str(p) for p in json.loads(answer)]
-    except (ValueError, TypeError) as exc:
+        answered = json.loads(answer)
+        if isinstance(answered, list):  # sys.path only (an older probe's answer)
+            answered = {"path": answered, "library": []}
+        paths = [str(p) for p in answered["path"]]
+        library = tuple(dict.fromkeys(os.path.realpath(str(p)) for p in answered["library"] if p))
+    except (ValueError, TypeError, KeyError) as exc:
         log.info("no results cache: %s answered %r (%s)", exe, answer[:200], exc)
         return Environment("")
     installed: list[str] = []
@@ -87,7 +101,7 @@ def read_environment(exe: str, answer: str) -> Environment:
             (e.name.removesuffix(".dist-info").split("-")[1] for e in entries if e.name.startswith("torch-")),
             None,
         )
-    return Environment(_digest(code_digest(), exe, *sorted(installed)), torch)
+    return Environment(_digest(code_digest(), exe, *sorted(installed)), torch, library)
 
 
 def imported_files(doc: Document, roots: list[str]) -> list[str]:
