@@ -9,6 +9,7 @@ After each batch of a check the file's current results are stored again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -67,7 +68,8 @@ class KeptResults:
         try:
             answer, _ = await asyncio.wait_for(proc.communicate(), PROBE_TIMEOUT)
         except (asyncio.CancelledError, TimeoutError) as exc:
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):  # it may have answered and exited
+                proc.kill()
             await proc.wait()
             if isinstance(exc, asyncio.CancelledError):
                 raise
