@@ -17,7 +17,12 @@ def read_findings(doc: Document) -> list[Finding]:
     """The syntax error, else an information finding per module nothing can check."""
     if doc.syntax_error is not None:
         return [syntax_finding(doc.path, doc.source_text, doc.syntax_error)]
-    return [no_inputs_finding(doc.path, doc.source_text, t) for t in unchecked(doc.discovery)]
+    found = [no_inputs_finding(doc.path, doc.source_text, t) for t in unchecked(doc.discovery)]
+    if doc.notebook is not None:
+        from ..notebook.runs import skipped_name_findings
+
+        found += skipped_name_findings(doc, doc.notebook)
+    return found
 
 
 def unchecked(found: Discovery) -> list[Target]:
