@@ -29,6 +29,7 @@ class Cell:
     text: str
     uri: str | None = None  # the cell's text document (LSP); None for a file read from disk
     code: bool = True  # a Python code cell (markdown and raw cells are not joined)
+    version: int = 0  # its text document's version (LSP): an edit of the cell names it
 
 
 @dataclass(frozen=True)
