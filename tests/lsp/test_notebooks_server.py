@@ -63,7 +63,8 @@ class Notebook:
 
     def _item(self, text: str, code: bool = True) -> tuple[types.TextDocumentItem, bool]:
         self.made += 1
-        uri = f"vscode-notebook-cell:{self.path}#W{self.made}"
+        # As VS Code names cells: the fragment URI-encoded (pygls keys documents unquoted).
+        uri = f"vscode-notebook-cell:{self.path}#W{self.made}%3D%3D"
         self.texts[uri], self.cell_versions[uri] = text, 1
         language = "python" if code else "markdown"
         return types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text), code

@@ -41,12 +41,26 @@ async function main(): Promise<number> {
   const editor = await startEditor({
     name: 'notebook-ui',
     fixtures: path.join(ROOT, 'tests', 'data', 'notebooks'),
-    settings: { 'exportlens.interpreter': python, 'exportlens.timeoutSeconds': 240 },
+    settings: {
+      'exportlens.interpreter': python,
+      'exportlens.timeoutSeconds': 240,
+      'workbench.editorAssociations': { '*.ipynb': 'jupyter-notebook' },
+    },
     vsix,
   });
   return runScenario('notebook', 5, editor, async (page, check) => {
-    await page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${FILE}"]`).first().click({ timeout: 90000 });
-    await page.locator(`.tabs-container .tab.active[aria-label*="${FILE}"]`).waitFor({ timeout: 30000 });
+    // Opened before the extension host has registered the notebook serializer, the file opens as
+    // JSON text: close it and open it again until the notebook editor shows it.
+    const notebook = page.locator('.notebookOverlay').first();
+    for (let attempt = 0; attempt < 12 && !(await notebook.isVisible()); attempt++) {
+      if (attempt > 0) {
+        await page.keyboard.press('Control+W');
+        await page.waitForTimeout(5000);
+      }
+      await page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${FILE}"]`).first().dblclick({ timeout: 90000 });
+      await page.locator(`.tabs-container .tab.active[aria-label*="${FILE}"]`).waitFor({ timeout: 30000 });
+      await notebook.waitFor({ timeout: 5000 }).catch(() => undefined);
+    }
     await page.locator('.notebook-editor .monaco-editor .view-lines', { hasText: 'class\u00a0NeuralNetwork' }).first().waitFor({ timeout: 60000 });
     const squiggle = page.locator('.notebook-editor .monaco-editor .squiggly-error').first();
     await squiggle.waitFor({ state: 'attached', timeout: SLOW });

@@ -12,6 +12,7 @@ refused by the client, as a stale edit of a file is.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 import attrs
 from lsprotocol import types
@@ -44,7 +45,7 @@ def cells(workspace: Workspace, uri: str) -> tuple[int, list[Cell]] | None:
         return None
     found = []
     for index, cell in enumerate(notebook.cells):
-        if cell.document not in workspace.text_documents:
+        if unquote(cell.document) not in workspace.text_documents:  # pygls keys them unquoted
             continue  # a cell the client never opened: nothing of it is known
         text = workspace.get_text_document(cell.document)
         code = cell.kind == types.NotebookCellKind.Code and text.language_id in (None, "python")
