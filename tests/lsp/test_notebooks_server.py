@@ -157,6 +157,28 @@ async def test_guarded_notebook_error_on_its_cell_and_training_never_runs(server
     assert not (server.root / CANARY).exists() and not (ROOT / CANARY).exists()
     hover = await server.hover(notebook.cells[1][0], 0, 8)
     assert hover is not None and "NeuralNetwork" in hover
+    # The lenses are on the model's cell, on its class line; the export command works from it.
+    lenses = await server.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=notebook.cells[1][0]))
+    )
+    assert lenses and {lens.range.start.line for lens in lenses} == {0}
+    assert await server.lenses(notebook.cells[4][0]) == []
+    exported = await server.command(
+        "exportlens.exportModule", notebook.cells[1][0], {"line": 3, "character": 0}
+    )
+    assert exported["module"] == "NeuralNetwork" and exported["status"] == "failed"
+    assert not (server.root / CANARY).exists()
+    notebook.close()
+
+
+async def test_a_name_only_a_skipped_cell_binds_is_said_on_the_export_cell(server: Session) -> None:
+    data = "data = torch.randn(2, 4)\nraise RuntimeError('loaded')\n"
+    export = "model = Gate()\ntorch.export.export(model, (data,))\n"
+    notebook = Notebook(server, "skipped.ipynb", [Cell(0, IMPORTS + GATE), Cell(1, data), Cell(2, export)])
+    await notebook.checked(1)
+    said = [(d.code, d.range.start.line, d.range.start.character) for d in notebook.diagnostics(2)]
+    assert ("notebook-skipped-name", 1, 28) in said, said
+    assert notebook.diagnostics(1) == []
     notebook.close()
 
 

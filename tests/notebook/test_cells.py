@@ -43,3 +43,21 @@ def test_only_definitions_and_the_export_cell_run() -> None:
 def test_a_notebook_that_does_not_parse_runs_nothing_more() -> None:
     doc = notebook_document("/nowhere/nb.ipynb", [Cell(0, "def f(:\n"), Cell(1, "train()\n")])
     assert doc.syntax_error is not None
+
+
+def test_an_edit_inserted_where_a_cell_starts_goes_to_the_cell_before() -> None:
+    from lsprotocol import types
+
+    from exportlens.lsp.notebooks import cell_edit
+
+    cells = [Cell(0, "import torch", "cell:a", version=3), Cell(1, "x = 1\n", "cell:b", version=5)]
+    doc = notebook_document("/nowhere/nb.ipynb", cells)
+    at = types.Position(line=1, character=0)  # joined line 1: the first line of the second cell
+    insert = types.TextEdit(range=types.Range(start=at, end=at), new_text="from torch.export import Dim\n")
+    (change,) = cell_edit(doc, [insert]).document_changes or []
+    assert isinstance(change, types.TextDocumentEdit)
+    assert (change.text_document.uri, change.text_document.version) == ("cell:a", 3)
+    (edit,) = change.edits
+    assert isinstance(edit, types.TextEdit)
+    assert edit.range.start == types.Position(line=0, character=len("import torch"))
+    assert edit.new_text == "\nfrom torch.export import Dim"
