@@ -193,7 +193,15 @@ async def test_cells_added_removed_moved_and_edited(server: Session) -> None:
     version = notebook.splice(0, 0, ["HIDDEN = 4\n"])
     await notebook.checked(version)
     assert errors(notebook.diagnostics(2)) == [("data-dependent-branch", line, 11)]
-    # That cell removed, the training cell moved above the model: the same.
+    # A cell with a finding removed: its diagnostics go with it.
+    version = notebook.splice(3, 0, ["def broken(:\n"])
+    await notebook.checked(version)
+    removed = notebook.cells[3][0]
+    assert [d.code for d in notebook.diagnostics(3)] == ["syntax-error"]
+    version = notebook.splice(3, 1, [])
+    await notebook.checked(version)
+    assert [list(p.diagnostics) for p in server.record.published if p.uri == removed][-1] == []
+    # The cell added first removed, the training cell moved above the model: the same.
     version = notebook.splice(0, 1, [])
     await notebook.checked(version)
     # A move, as VS Code sends it: one splice of the cells it reorders, nothing opened or closed.

@@ -38,6 +38,10 @@ SYNC = types.NotebookDocumentSyncOptions(
 )
 
 
+# notebook URI -> the cells it last published diagnostics for
+_PUBLISHED: dict[str, set[str]] = {}
+
+
 def cells(workspace: Workspace, uri: str) -> tuple[int, list[Cell]] | None:
     """The notebook `uri`'s version and cells, or None when `uri` is no open notebook."""
     notebook = workspace.get_notebook_document(notebook_uri=uri)
@@ -101,6 +105,10 @@ def publish_cells(ls: ExportLensServer, doc: Document, diagnostics: list[types.D
                 if where is not None:
                     related.location = types.Location(uri=str(where[0].cell.uri), range=where[1])
         by_cell[str(span.cell.uri)].append(diagnostic)
+    # A cell removed since the last publish: its diagnostics go too (the client keeps them by URI).
+    for gone in _PUBLISHED.get(path_uri, set()) - set(by_cell):
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
+    _PUBLISHED[path_uri] = set(by_cell)
     for cell_uri, found in by_cell.items():
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=found))
 
@@ -176,6 +184,7 @@ def register(server: ExportLensServer) -> None:
         uri = params.notebook_document.uri
         ls.scheduler.close(uri)
         ls.clear(uri)
+        _PUBLISHED.pop(uri, None)
         for cell in params.cell_text_documents:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
 
