@@ -20,6 +20,8 @@ def test_magics_are_inert_and_every_line_keeps_its_place() -> None:
     assert [(s.cell.index, s.first, s.lines) for s in notebook.spans] == [(0, 0, 4), (2, 4, 3), (3, 7, 4)]
     span, line = notebook.in_cell(9) or (None, -1)
     assert span is not None and span.cell.index == 3 and line == 2
+    span, line = notebook.in_cell(11) or (None, -1)  # past the end: the last cell's last line
+    assert span is not None and span.cell.index == 3 and line == 3
 
 
 def test_only_definitions_and_the_export_cell_run() -> None:

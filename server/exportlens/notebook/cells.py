@@ -74,8 +74,12 @@ class Notebook:
         return next((s for s in self.spans if s.cell.uri == uri), None)
 
     def in_cell(self, line: int) -> tuple[CellSpan, int] | None:
-        """Joined `line` -> its cell and its 0-based line there."""
+        """Joined `line` -> its cell and its 0-based line there; the line after the last (where
+        Python puts an error at the end of the text) is the last cell's last line."""
         span = self.span_of_line(line)
+        if span is None and self.spans and line >= self.spans[-1].first + self.spans[-1].lines:
+            span = self.spans[-1]
+            line = span.first + span.lines - 1
         return (span, line - span.first) if span is not None else None
 
 
