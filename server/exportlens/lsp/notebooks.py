@@ -11,6 +11,7 @@ refused by the client, as a stale edit of a file is.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -20,6 +21,7 @@ from lsprotocol import types
 from ..document import Document
 from ..notebook import Cell
 from ..notebook.cells import CellSpan
+from ..textpos import utf16_len
 
 if TYPE_CHECKING:
     from pygls.workspace import Workspace
@@ -81,7 +83,7 @@ def in_cell(doc: Document, where: types.Range) -> tuple[CellSpan, types.Range] |
     span, line = found
     end = where.end
     if end.line >= span.first + span.lines:
-        end = types.Position(line=span.first + span.lines - 1, character=len(_lines(span)[-1]))
+        end = types.Position(line=span.first + span.lines - 1, character=utf16_len(_lines(span)[-1]))
     start = types.Position(line=line, character=where.start.character)
     return span, types.Range(
         start=start, end=types.Position(line=end.line - span.first, character=end.character)
@@ -126,7 +128,7 @@ def cell_edit(doc: Document, edits: list[types.TextEdit]) -> types.WorkspaceEdit
             before = doc.notebook.span_of_line(start.line - 1)
             if before is not None and before.first + before.lines == start.line:
                 last = _lines(before)[-1]
-                end = types.Position(line=before.lines - 1, character=len(last))
+                end = types.Position(line=before.lines - 1, character=utf16_len(last))
                 span, where = before, types.Range(start=end, end=end)
                 text = "\n" + text.removesuffix("\n") if last else text.removesuffix("\n")
         if span is None:
@@ -157,8 +159,6 @@ def _lines(span: CellSpan) -> list[str]:
 
 
 def _file_uri(doc: Document) -> str:
-    from pathlib import Path
-
     return Path(doc.path).resolve().as_uri()
 
 
