@@ -63,3 +63,10 @@ def test_a_name_only_a_skipped_cell_binds_is_said_not_run(tmp_path: Path) -> Non
         line.startswith("nb.ipynb:cell 3:1:29: information[notebook-skipped-name]: `data`") for line in lines
     ), out.stdout
     assert not canary.exists()
+
+
+@pytest.mark.slow
+def test_a_file_that_is_no_notebook_is_said_not_crashed_on(tmp_path: Path) -> None:
+    (tmp_path / "bad.ipynb").write_text("not json")
+    out = run_cli(".", "--no-cache", cwd=tmp_path)
+    assert out.stdout.startswith("bad.ipynb:1:1: error[syntax-error]: Cannot read this notebook"), out.stdout

@@ -88,6 +88,15 @@ def encoding_finding(path: str, error: SyntaxError | UnicodeDecodeError) -> Find
         why = f"byte 0x{error.object[error.start]:02x} is not valid {error.encoding}"
     else:
         line, why = max((error.lineno or 1) - 1, 0), error.msg
+    if path.endswith(".ipynb"):  # no Jupyter notebook JSON (document.py): no encoding advice
+        return Finding(
+            path=path,
+            range=Range.of(0, 0, 0, 0),
+            severity="error",
+            code="syntax-error",
+            message=f"Cannot read this notebook, nothing was exported: {why}. Save it from Jupyter"
+            " or VS Code's notebook editor (nbformat 4 JSON).",
+        )
     return Finding(
         path=path,
         range=Range.of(line, 0, line, 0),
