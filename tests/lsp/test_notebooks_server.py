@@ -162,6 +162,8 @@ async def test_guarded_notebook_error_on_its_cell_and_training_never_runs(server
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=notebook.cells[1][0]))
     )
     assert lenses and {lens.range.start.line for lens in lenses} == {0}
+    titles = [lens.command.title for lens in lenses if lens.command]
+    assert any("export issue" in title for title in titles), titles
     assert await server.lenses(notebook.cells[4][0]) == []
     exported = await server.command(
         "exportlens.exportModule", notebook.cells[1][0], {"line": 3, "character": 0}
