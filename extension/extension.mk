@@ -7,7 +7,8 @@
 #   make ext-package  dist/exportlens.vsix (@vscode/vsce)
 #   make ext-test     extension-host tests inside a real code-server 4.100.3
 #   make ext-ui       Playwright UI scenarios on the installed .vsix (ui.ts, then the graph panel's
-#                     graphUi.ts, then an ONNX refusal's onnxUi.ts); screenshots in dist/screenshots/
+#                     graphUi.ts, an ONNX refusal's onnxUi.ts, a notebook's notebookUi.ts);
+#                     screenshots in dist/screenshots/
 #                     (`make screenshots` copies them into docs/screenshots/)
 #   make ext-check    all of the above
 #   make ext-icon     re-render extension/media/icon.png from icon.svg (the PNG is committed)
@@ -74,6 +75,7 @@ ext-ui: ext-setup ext-package
 	node dist/test/runner/ui.js
 	node dist/test/runner/graphUi.js
 	node dist/test/runner/onnxUi.js
+	node dist/test/runner/notebookUi.js
 
 ext-check: ext-lint ext-unit ext-test ext-ui
 

@@ -44,6 +44,7 @@ import {
   toServerSettings,
 } from './settings';
 import type { ServerStatus } from './status';
+import { NOTEBOOK_CELLS } from './notebooks';
 
 export interface ClientHooks {
   /** A check of a file ended (server notification). */
@@ -250,6 +251,7 @@ export class ServerManager implements vscode.Disposable {
       documentSelector: [
         { scheme: 'file', language: 'python' },
         ...(vscode.workspace.isTrusted ? [{ scheme: 'untitled', language: 'python' }] : []),
+        ...NOTEBOOK_CELLS,
       ],
       outputChannel: serverOutputChannel(this.log),
       traceOutputChannel: this.log,

@@ -13,6 +13,7 @@ import { MODES, SECTION, modeLabel, type Mode } from './settings';
 import { selectInterpreter } from './selectInterpreter';
 import { SELECT_INTERPRETER_COMMAND, SHOW_LOGS_COMMAND, type ServerStatus } from './status';
 import { runStoppable } from './stoppable';
+import { isNotebookCell } from './notebooks';
 
 export const Command = {
   exportThisModule: 'exportlens.exportThisModule',
@@ -209,8 +210,11 @@ export class Commands {
       uri !== undefined
         ? vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString())
         : vscode.window.activeTextEditor;
-    if (editor === undefined || editor.document.languageId !== 'python' || editor.document.uri.scheme !== 'file') {
-      void vscode.window.showWarningMessage('ExportLens: open a Python file (saved on disk) with a torch.nn.Module first.');
+    const uriOk = editor !== undefined && (editor.document.uri.scheme === 'file' || isNotebookCell(editor.document.uri));
+    if (editor === undefined || editor.document.languageId !== 'python' || !uriOk) {
+      void vscode.window.showWarningMessage(
+        'ExportLens: open a Python file (saved on disk) or a notebook cell with a torch.nn.Module first.',
+      );
       return undefined;
     }
     return editor;

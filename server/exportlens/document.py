@@ -21,6 +21,7 @@ from .textpos import SourceText
 
 if TYPE_CHECKING:
     from .discovery import Discovery
+    from .notebook import Notebook
 
 # Line breaks str.splitlines knows and Python's tokenizer does not: with them, text lines and
 # the syntax tree's line numbers disagree.
@@ -36,6 +37,9 @@ class Document:
     text: str
     version: int = 0  # the editor's document version; 0 for a file read from disk
     uri: str | None = None
+    # A Jupyter notebook's: `text` is what of its code cells runs, each line where it is in its
+    # cell (notebook/).
+    notebook: Notebook | None = None
 
     def __post_init__(self) -> None:
         _OWNERS[id(self.text)] = self
@@ -58,6 +62,8 @@ class Document:
         rewritten within the clock's resolution is never taken for its old self."""
         import tokenize
 
+        if path.endswith(".ipynb"):
+            return _notebook_file(path)
         with tokenize.open(path) as stream:
             text = stream.read()
         known = _ON_DISK.pop(path, None)
@@ -129,6 +135,24 @@ class Document:
 # by another string before the entry goes).
 _OWNERS: weakref.WeakValueDictionary[int, Document] = weakref.WeakValueDictionary()
 _ON_DISK: dict[str, Document] = {}  # path -> its last Document read from disk, oldest read first
+
+
+def _notebook_file(path: str) -> Document:
+    """A notebook on disk (raises OSError; a file that is no notebook: SyntaxError, as for a file
+    Python cannot read)."""
+    from .notebook import notebook_document, read_ipynb
+
+    try:
+        cells = read_ipynb(path)
+    except ValueError as exc:
+        raise SyntaxError(str(exc), (path, 1, 1, None)) from exc
+    known = _ON_DISK.get(path)
+    doc = notebook_document(path, cells)
+    if known is not None and known.text == doc.text and known.notebook and doc.notebook:
+        if known.notebook.text == doc.notebook.text:
+            return known
+    _ON_DISK[path] = doc
+    return doc
 
 
 def document_of(text: str) -> Document:

@@ -172,3 +172,58 @@ async def test_the_examples(tmp_path: Path) -> None:
 async def test_the_real_code_corpus(tmp_path: Path, case: str) -> None:
     shutil.copytree(CORPUS / case, tmp_path / case)
     await assert_same(tmp_path / case)
+
+
+@pytest.mark.slow
+async def test_a_notebook(tmp_path: Path) -> None:
+    """guarded.ipynb (tests/data/notebooks): the CLI's findings with their cell, the server's
+    published on each cell: the same, in the cell's positions."""
+    from exportlens.notebook import read_ipynb
+    from tests.lsp.test_notebooks_server import Notebook
+
+    path = tmp_path / "guarded.ipynb"
+    shutil.copy(ROOT / "tests" / "data" / "notebooks" / "guarded.ipynb", path)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+    command = [sys.executable, "-m", "exportlens", "check", str(path), "--format", "json", "--no-cache"]
+    command += ["--root", str(tmp_path), "--timeout", str(TIMEOUT)]
+    if WORKER_PYTHON:
+        command += ["--python", WORKER_PYTHON]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800)
+    cli = sorted(
+        (
+            d["cell"],
+            tuple(d["range"]["start"].values()),
+            tuple(d["range"]["end"].values()),
+            d["severity"],
+            d["code"],
+            d["message"],
+            tuple((r.get("cell"), tuple(r["range"]["start"].values()), r["message"]) for r in d["related"]),
+        )
+        for entry in json.loads(done.stdout)["files"]
+        for d in entry["diagnostics"]
+    )
+    settings: dict[str, Any] = {"debounceMs": 0, "timeoutSeconds": TIMEOUT}
+    if WORKER_PYTHON:
+        settings["python"] = WORKER_PYTHON
+    session: Session = await start(tmp_path, settings)
+    try:
+        notebook = Notebook(session, "guarded.ipynb", read_ipynb(str(path)))
+        await notebook.checked(1)
+        number = {uri: index + 1 for index, (uri, _) in enumerate(notebook.cells)}
+        server = sorted(
+            (
+                number[uri],
+                *shown_by_server(d)[:5],
+                tuple(
+                    (number.get(r.location.uri), shown[1], shown[2])
+                    for r, shown in zip(d.related_information or [], shown_by_server(d)[7], strict=True)
+                ),
+            )
+            for uri, code in notebook.cells
+            if code
+            for d in notebook.diagnostics(number[uri] - 1)
+        )
+    finally:
+        await stop(session)
+    assert [c[4] for c in cli] == ["data-dependent-branch"]
+    assert cli == server, "the CLI and the editor differ on the notebook"

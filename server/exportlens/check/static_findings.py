@@ -17,7 +17,12 @@ def read_findings(doc: Document) -> list[Finding]:
     """The syntax error, else an information finding per module nothing can check."""
     if doc.syntax_error is not None:
         return [syntax_finding(doc.path, doc.source_text, doc.syntax_error)]
-    return [no_inputs_finding(doc.path, doc.source_text, t) for t in unchecked(doc.discovery)]
+    found = [no_inputs_finding(doc.path, doc.source_text, t) for t in unchecked(doc.discovery)]
+    if doc.notebook is not None:
+        from ..notebook.runs import skipped_name_findings
+
+        found += skipped_name_findings(doc, doc.notebook)
+    return found
 
 
 def unchecked(found: Discovery) -> list[Target]:
@@ -83,6 +88,15 @@ def encoding_finding(path: str, error: SyntaxError | UnicodeDecodeError) -> Find
         why = f"byte 0x{error.object[error.start]:02x} is not valid {error.encoding}"
     else:
         line, why = max((error.lineno or 1) - 1, 0), error.msg
+    if path.endswith(".ipynb"):  # no Jupyter notebook JSON (document.py): no encoding advice
+        return Finding(
+            path=path,
+            range=Range.of(0, 0, 0, 0),
+            severity="error",
+            code="syntax-error",
+            message=f"Cannot read this notebook, nothing was exported: {why}. Save it from Jupyter"
+            " or VS Code's notebook editor (nbformat 4 JSON).",
+        )
     return Finding(
         path=path,
         range=Range.of(line, 0, line, 0),

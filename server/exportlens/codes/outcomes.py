@@ -194,6 +194,16 @@ CODES: dict[str, Code] = {
             severity="information",
             tracer=None,
         ),
+        _c(
+            "notebook-skipped-name",
+            "the notebook cell with the export call reads a name that only a statement ExportLens does"
+            " not run binds (a loop, data loading, training, a call: only imports, definitions and"
+            " constants of the other cells run)",
+            "bind the name in the export cell, or make it a constant, a function or an import",
+            severity="information",
+            refusal=False,
+            tracer=None,
+        ),
     )
 }
 

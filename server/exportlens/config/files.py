@@ -107,7 +107,7 @@ def walk(folder: str, exclude: Iterable[str] = (), base: str | None = None) -> l
         for name in sorted(files):
             path = os.path.join(here, name)
             if (
-                name.endswith(".py")
+                name.endswith((".py", ".ipynb"))
                 and os.path.abspath(path) not in ignored
                 and excluded(path, exclude, base) is None
             ):

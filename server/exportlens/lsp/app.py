@@ -19,6 +19,7 @@ from .. import __version__, early_worker
 from ..config.project import Project
 from ..config.settings import Settings
 from ..findings import Finding
+from . import notebooks
 from .client_settings import explicit, merge, sent
 from .diagnostics import to_diagnostic
 from .kept import KeptResults
@@ -35,9 +36,15 @@ SECTION = "exportlens"
 
 class ExportLensServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("exportlens", __version__, protocol_cls=ExportLensProtocol)
+        super().__init__(
+            "exportlens", __version__, protocol_cls=ExportLensProtocol, notebook_document_sync=notebooks.SYNC
+        )
         self._reporting = False
-        self.session = Session(lambda uri: self.workspace.get_text_document(uri), self._folders)
+        self.session = Session(
+            lambda uri: self.workspace.get_text_document(uri),
+            self._folders,
+            lambda uri: notebooks.cells(self.workspace, uri),
+        )
         # Steps that follow each publish (code_actions.py computes the fixes of what was published).
         self.after_publish: list[Callable[[Snapshot, list[Finding]], None]] = []
         self.after_close: list[Callable[[str], None]] = []
@@ -156,9 +163,12 @@ class ExportLensServer(LanguageServer):
             + [to_diagnostic(f, here, cached=True) for f in cached or []]
         )
         findings = findings + (cached or [])
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
-        )
+        if doc.notebook is not None:
+            notebooks.publish_cells(self, doc, diagnostics)  # each cell's, in its positions
+        else:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
+            )
         for step in self.after_publish:
             try:
                 step(snap, findings)

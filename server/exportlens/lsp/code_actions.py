@@ -31,7 +31,7 @@ from ..fixes import Fix, fixes_for
 from ..fixes.dynamic import dynamic_fixes, with_range
 from ..fixes.proof import Proof, proof_job, verdict
 from ..textpos import utf16_len
-from . import trust
+from . import notebooks, trust
 from .app import ExportLensServer
 from .ignore_action import ignore_actions
 from .session import Snapshot
@@ -146,6 +146,7 @@ class CodeActions:
 
     # -- requests -------------------------------------------------------------------
     def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        params = notebooks.code_action_params(self.ls, params)  # a cell's: its notebook's
         uri = params.text_document.uri
         book = self.books.get(uri)
         if book is None or book.document.version != self.ls.session.doc_version(uri):
@@ -175,7 +176,11 @@ class CodeActions:
                 action.edit = workspace_edit(book.document, fix)
             out.append(action)
         self.prove(uri, book, lazy)
-        return out + ignore_actions(book.document, params)
+        out += ignore_actions(book.document, params)
+        if book.document.notebook is not None:
+            for action in out:
+                action.edit = notebooks.to_cells(book.document, action.edit)
+        return out
 
     def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
@@ -265,6 +270,8 @@ def workspace_edit(doc: Document, fix: Fix) -> types.WorkspaceEdit:
         else:
             start = types.Position(line=e.first, character=0)
         edits.append(types.TextEdit(range=types.Range(start=start, end=end), new_text=text))
+    if doc.notebook is not None:
+        return notebooks.cell_edit(doc, edits)  # each cell's edits on that cell's version
     document = types.OptionalVersionedTextDocumentIdentifier(uri=str(doc.uri), version=doc.version)
     return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
 

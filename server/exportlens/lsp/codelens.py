@@ -14,7 +14,7 @@ from lsprotocol import types
 from ..check.covered import holder
 from ..check.static_findings import anchor_range
 from ..discovery import Target
-from . import trust
+from . import notebooks, trust
 from .app import ExportLensServer
 from .diagnostics import lsp_range
 from .session import Snapshot
@@ -26,7 +26,10 @@ EXPORT = "exportlens.exportModule"
 def register(server: ExportLensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: ExportLensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        return lenses(ls.session.snapshot(params.text_document.uri))
+        uri, _, _ = notebooks.joined(ls, params.text_document.uri, 0)
+        if uri != params.text_document.uri:  # a notebook cell: the lenses on its lines
+            return notebooks.cell_lenses(ls, params.text_document.uri, lenses(ls.session.snapshot(uri)))
+        return lenses(ls.session.snapshot(uri))
 
 
 def lenses(snap: Snapshot) -> list[types.CodeLens]:

@@ -19,6 +19,7 @@ from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
 from ..discovery import Target
+from . import notebooks
 from .app import ExportLensServer
 from .client_settings import to_json
 from .session import Snapshot
@@ -29,7 +30,8 @@ MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_
 def register(server: ExportLensServer) -> None:
     @server.command("exportlens.exportModule")
     async def export_module(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
-        target = _target(ls.session.snapshot(uri), position.line)
+        uri, line, _ = notebooks.joined(ls, uri, position.line)  # from a cell: its notebook's
+        target = _target(ls.session.snapshot(uri), line)
         entry = await ls.scheduler.export_now(uri, target)
         if entry == "cancelled":
             return {"module": target.name, "status": "cancelled", "findings": [], "summary": {}, "graph": ""}
@@ -47,7 +49,8 @@ def register(server: ExportLensServer) -> None:
     def cancel_export(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
         """The Cancel of exportModule's notification: an executeCommand's `$/cancelRequest`
         cancels only pygls's wrapper of the command, never the command's own task."""
-        target = _target(ls.session.snapshot(uri), position.line)
+        uri, line, _ = notebooks.joined(ls, uri, position.line)
+        target = _target(ls.session.snapshot(uri), line)
         return {"cancelled": ls.scheduler.cancel_export(uri, target.name)}
 
     @server.command("exportlens.graph")

@@ -18,6 +18,10 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from ..document import Document
+from ..notebook import Cell, notebook_document
+
+# An open notebook's version and cells (lsp/notebooks.py), None for a URI that is no notebook.
+NotebookCells = Callable[[str], tuple[int, list[Cell]] | None]
 
 
 def buffer_path(uri: str) -> str:
@@ -31,12 +35,18 @@ def buffer_path(uri: str) -> str:
 
 
 class Documents:
-    def __init__(self, text_document: Callable[[str], TextDocument]) -> None:
+    def __init__(
+        self, text_document: Callable[[str], TextDocument], notebook: NotebookCells | None = None
+    ) -> None:
         self._text_document = text_document
+        self._notebook = notebook or (lambda uri: None)
         self._current: dict[str, Document] = {}
 
     def get(self, uri: str) -> Document:
         """The snapshot of the buffer as it is now."""
+        cells = self._notebook(uri)
+        if cells is not None:
+            return self._notebook_snapshot(uri, *cells)
         buffer = self._text_document(uri)
         version, text = buffer.version or 0, buffer.source
         known = self._current.get(uri)
@@ -46,7 +56,22 @@ class Documents:
         self._current[uri] = doc
         return doc
 
+    def _notebook_snapshot(self, uri: str, version: int, cells: list[Cell]) -> Document:
+        """A notebook's code cells as one document at the notebook's version."""
+        known = self._current.get(uri)
+        if known is not None and known.version == version and known.notebook is not None:
+            if [(c.uri, c.text, c.code) for c in known.notebook.cells] == [
+                (c.uri, c.text, c.code) for c in cells
+            ]:
+                return known
+        doc = notebook_document(known.path if known else buffer_path(uri), cells, version, uri)
+        self._current[uri] = doc
+        return doc
+
     def version(self, uri: str) -> int:
+        cells = self._notebook(uri)
+        if cells is not None:
+            return cells[0]
         return self._text_document(uri).version or 0
 
     def forget(self, uri: str) -> None:

@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from ..check.covered import holder
 from ..discovery import Target
+from . import notebooks
 from .app import ExportLensServer
 from .session import Snapshot
 from .state import ModuleEntry
@@ -34,10 +35,11 @@ STALE = "*Stale: the source changed since this export; it is being re-checked.*"
 def register(server: ExportLensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: ExportLensServer, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
+        # A cell's position is its notebook's line (lsp/notebooks.py).
+        uri, line, _ = notebooks.joined(ls, params.text_document.uri, params.position.line)
         if uri not in ls.session.files:
             return None
-        text = hover_text(ls.session.snapshot(uri), params.position.line)
+        text = hover_text(ls.session.snapshot(uri), line)
         if text is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))

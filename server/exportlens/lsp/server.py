@@ -12,7 +12,7 @@ import sys
 
 from lsprotocol import types
 
-from . import code_actions, codelens, commands, graph_command, hover, lifecycle, target_commands
+from . import code_actions, codelens, commands, graph_command, hover, lifecycle, notebooks, target_commands
 from .app import ExportLensServer
 
 LEVELS = {
@@ -39,7 +39,16 @@ class ClientLogHandler(logging.Handler):
 
 def build() -> ExportLensServer:
     server = ExportLensServer()
-    for feature in (lifecycle, hover, codelens, commands, graph_command, target_commands, code_actions):
+    for feature in (
+        lifecycle,
+        notebooks,
+        hover,
+        codelens,
+        commands,
+        graph_command,
+        target_commands,
+        code_actions,
+    ):
         feature.register(server)
     return server
 

@@ -26,7 +26,7 @@ from ..config.project import Project, project_of
 from ..config.settings import Settings
 from ..discovery import Target
 from ..document import Document
-from .documents import Documents, buffer_path
+from .documents import Documents, NotebookCells, buffer_path
 from .state import FileState, ModuleEntry
 from .trust import is_trusted
 
@@ -79,7 +79,12 @@ class Snapshot:
 
 
 class Session:
-    def __init__(self, text_document: Callable[[str], Any], folders: Callable[[], list[str]]) -> None:
+    def __init__(
+        self,
+        text_document: Callable[[str], Any],
+        folders: Callable[[], list[str]],
+        notebook: NotebookCells | None = None,
+    ) -> None:
         self.settings = Settings()  # the client's (defaults where it sent none)
         # The fields the user set in the editor, which beat pyproject.toml (client_settings.py).
         self.explicit: frozenset[str] = frozenset()
@@ -88,7 +93,7 @@ class Session:
         # The interpreters' library folders (prefix, stdlib, site-packages, torch): not the user's code.
         self.library: tuple[str, ...] = own_library()  # and the worker's, once the probe answers
         self.init_trusted = True
-        self.documents = Documents(text_document)
+        self.documents = Documents(text_document, notebook)
         self.files: dict[str, FileState] = {}
         self.site_index = SiteIndex()  # the workspace's export calls, re-read as files change
         # The module the graph panel last asked for (path, module): its checks build the view.

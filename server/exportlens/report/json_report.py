@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..findings import FileResult
+from ..findings import FileResult, Range
+from ..notebook.located import in_cell
 from .paths import display_path
 
 
@@ -16,9 +17,11 @@ def report_object(results: list[FileResult], versions: dict[str, str], cwd: Path
     for result in results:
         entry = result.to_json()
         entry["path"] = display_path(result.path, cwd)
-        for diagnostic in entry["diagnostics"]:
+        for diagnostic, finding in zip(entry["diagnostics"], result.diagnostics, strict=True):
+            _cell_of(diagnostic, finding.path, finding.range)
             diagnostic["path"] = display_path(diagnostic["path"], cwd)
-            for rel in diagnostic["related"]:
+            for rel, related in zip(diagnostic["related"], finding.related, strict=True):
+                _cell_of(rel, related.path, related.range)
                 rel["path"] = display_path(rel["path"], cwd)
         files.append(entry)
     return {
@@ -27,6 +30,13 @@ def report_object(results: list[FileResult], versions: dict[str, str], cwd: Path
         "python": versions.get("python", ""),
         "files": files,
     }
+
+
+def _cell_of(entry: dict[str, Any], path: str, where: Range) -> None:
+    """In a notebook: `cell` (1-based, every cell counted) and the range in that cell."""
+    cell = in_cell(path, where)
+    if cell is not None:
+        entry["cell"], entry["range"] = cell[0], cell[1].to_json()
 
 
 def render_json(results: list[FileResult], versions: dict[str, str], cwd: Path) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from .. import __version__
 from ..codes import registered, sections
 from ..findings import FileResult, Finding, Range
+from ..notebook.located import in_cell
 from .paths import display_path
 
 LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
@@ -27,9 +28,16 @@ def _region(rng: Range) -> dict[str, int]:
 
 
 def _location(path: str, rng: Range, cwd: Path, message: str | None = None) -> dict[str, Any]:
+    # In a notebook: the region is in its cell, the cell (1-based) a property of the location.
+    cell = in_cell(path, rng)
     location: dict[str, Any] = {
-        "physicalLocation": {"artifactLocation": {"uri": display_path(path, cwd)}, "region": _region(rng)}
+        "physicalLocation": {
+            "artifactLocation": {"uri": display_path(path, cwd)},
+            "region": _region(cell[1] if cell else rng),
+        }
     }
+    if cell is not None:
+        location["properties"] = {"cell": cell[0]}
     if message:
         location["message"] = {"text": message}
     return location

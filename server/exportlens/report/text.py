@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..findings import FileResult
+from ..findings import FileResult, Range
+from ..notebook.located import in_cell
 from .paths import display_path
+
+
+def place(path: str, where: Range, cwd: Path) -> str:
+    """`path:line:col`, 1-based; in a notebook `path:cell N:line:col`, the line in its cell."""
+    cell = in_cell(path, where)
+    shown = display_path(path, cwd)
+    if cell is not None:
+        shown, where = f"{shown}:cell {cell[0]}", cell[1]
+    return f"{shown}:{where.start.line + 1}:{where.start.character + 1}"
 
 
 def render_text(results: list[FileResult], cwd: Path) -> str:
@@ -15,17 +25,10 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
         for d in result.diagnostics:
             first, *rest = d.message.splitlines() or [""]
             # A culprit may sit in another workspace file (a helper the module calls).
-            shown = display_path(d.path, cwd)
-            lines.append(
-                f"{shown}:{d.range.start.line + 1}:{d.range.start.character + 1}: "
-                f"{d.severity}[{d.code}]: {first}"
-            )
+            lines.append(f"{place(d.path, d.range, cwd)}: {d.severity}[{d.code}]: {first}")
             lines += [f"    {line}" for line in rest]
             for rel in d.related:
-                lines.append(
-                    f"    {display_path(rel.path, cwd)}:{rel.range.start.line + 1}:"
-                    f"{rel.range.start.character + 1}: note: {rel.message}"
-                )
+                lines.append(f"    {place(rel.path, rel.range, cwd)}: note: {rel.message}")
         for module in result.modules:
             key = "exported" if module.status == "exported" else "failed"
             counts[key] += module.status != "skipped"
