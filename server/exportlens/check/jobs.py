@@ -65,6 +65,7 @@ def make_job(
         targets=lowered,
         parts_from=tuple(parts_from),
         purpose=options.purpose,
+        compile=target.compile,
     )
 
 

@@ -181,6 +181,8 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
     tracer = mode or "non-strict"
     if outcome is not None and mode in (None, "both"):
         tracer = "strict" if outcome.strict else "non-strict"
+    if target.compile is not None:
+        tracer = "compile"
     summary = outcome.summary if outcome else None
     return ModuleResult(
         name=target.name,
@@ -194,7 +196,21 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         timings=outcome.timings if outcome else {},
         targets=target_facts(outcome),
         tree=tree_of(outcome),
+        compiled=compile_counts(outcome),
     )
+
+
+def compile_counts(outcome: JobOutcome | None) -> dict[str, Any] | None:
+    """A compile check's graphs, breaks and recompiles (the lens, JSON, the cache); None: an export."""
+    report = cast("dict[str, Any] | None", outcome.raw.get("compile")) if outcome is not None else None
+    if report is None:
+        return None
+    return {
+        "graphs": report.get("graphs", 0),
+        "breaks": len(report.get("breaks") or []),
+        "recompiles": len(report.get("recompiles") or []),
+        "fullgraph": bool(report.get("fullgraph")),
+    }
 
 
 def target_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:

@@ -127,6 +127,9 @@ def execute(
         clock[0] = now
 
     try:
+        from .compiled import without_compile
+
+        without_compile()  # loading the file never compiles: a compile check traces it itself
         tree = parse(path, source)
         # The file's top level may already say `.cuda()`; where each dropout is built is kept.
         with building(placement), layer_sites.recording():
@@ -155,6 +158,8 @@ def execute(
             }
         stage = "export"
         reports.doing("export", strict)
+        if compiled := job.get("compile"):
+            return _compile_answer(attempt, compiled, budget, timings, tick, exported)
         with warnings.catch_warnings(record=True) as caught, exporting(placement), budget.measure():
             warnings.simplefilter("always")
             program = torch.export.export(
@@ -232,6 +237,25 @@ def execute(
         if parts:
             failed["parts"] = parts
         return failed
+
+
+def _compile_answer(
+    attempt: Any,
+    spec: protocol.CompileSpec,
+    budget: Budget,
+    timings: dict[str, float],
+    tick: Any,
+    exported: ModuleTree | None,
+) -> protocol.JobAnswer:
+    """A compile check's answer: "exported" says it ran to its end; what it found is `compile`."""
+    from .compiled import compile_check
+
+    report = compile_check(attempt, spec, budget)
+    tick("compile")
+    answer: protocol.JobAnswer = {"status": "exported", "strict": True, "timings": timings, "compile": report}
+    if exported is not None:
+        answer["tree"] = exported
+    return answer
 
 
 def _tree(job: protocol.JobMessage, module: Any) -> ModuleTree | None:

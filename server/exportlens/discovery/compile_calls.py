@@ -1,0 +1,101 @@
+"""Find what a file compiles: `torch.compile(model)`, `torch.compile(Net())`, `model.compile()`.
+
+Each compiled object bound to a top-level name is followed to its first top-level call
+(`out = model(torch.randn(2, 8))`): the inputs a user's first batch gives it. Loading the file
+stops before that statement (`first_compiled_call`), so loading never runs the compiled model.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..syntax import dotted, resolve
+from .built_class import built_class, statements_before
+
+COMPILE_FUNCTIONS = {"torch.compile", "torch.compiler.compile"}
+
+
+@dataclass
+class CompileCall:
+    name: str  # the top-level name bound to the compiled object
+    node: ast.AST  # the compile call (`torch.compile(...)` / `model.compile(...)`)
+    class_name: str | None  # the class it compiles, when known
+    fullgraph: bool  # `fullgraph=True`: a graph break is an error
+    dynamic: bool | None  # `dynamic=`: True / False, None when not said
+    first_call: ast.Call | None  # the first call of the compiled object at the top level
+
+
+def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
+    return isinstance(node, ast.Call) and resolve(dotted(node.func), imports) in COMPILE_FUNCTIONS
+
+
+def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    found: list[CompileCall] = []
+    for index, stmt in enumerate(tree.body):
+        bound = _compiled_binding(stmt, imports)
+        if bound is None:
+            continue
+        name, call, module_expr = bound
+        before = statements_before([tree.body], call)
+        class_name = built_class(module_expr, before, tree) if module_expr is not None else None
+        first = _first_call(tree.body[index + 1 :], name)
+        found.append(
+            CompileCall(
+                name, call, class_name, _flag(call, "fullgraph") is True, _flag(call, "dynamic"), first
+            )
+        )
+    return found
+
+
+def first_compiled_call(tree: ast.Module, imports: dict[str, str]) -> ast.stmt | None:
+    """The first top-level statement that calls a compiled object: where loading must stop."""
+    firsts = [c.first_call for c in find_compile_calls(tree, imports) if c.first_call is not None]
+    lines = {call.lineno for call in firsts}
+    return next((s for s in tree.body if s.lineno <= max(lines, default=0) and _holds(s, lines)), None)
+
+
+def _holds(stmt: ast.stmt, lines: set[int]) -> bool:
+    end = getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
+    return any(stmt.lineno <= line <= end for line in lines)
+
+
+def _compiled_binding(
+    stmt: ast.stmt, imports: dict[str, str]
+) -> tuple[str, ast.Call, ast.expr | None] | None:
+    """(name, compile call, what it compiles) of `name = torch.compile(x)` or `name.compile()`."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        value = stmt.value
+        if is_compile_call(value, imports) and isinstance(value, ast.Call):
+            first = (
+                value.args[0]
+                if value.args
+                else next((k.value for k in value.keywords if k.arg == "model"), None)
+            )
+            return stmt.targets[0].id, value, first
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and func.attr == "compile" and isinstance(func.value, ast.Name):
+            if resolve(dotted(func), imports) in COMPILE_FUNCTIONS:
+                return None  # `torch.compile(...)` as a statement: its result is thrown away
+            return func.value.id, stmt.value, func.value
+    return None
+
+
+def _first_call(body: list[ast.stmt], name: str) -> ast.Call | None:
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+                return node
+        if any(isinstance(t, ast.Name) and t.id == name for t in getattr(stmt, "targets", [])):
+            return None  # rebound before it is called
+    return None
+
+
+def _flag(call: ast.Call, keyword: str) -> bool | None:
+    value = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return value.value
+    return None

@@ -1,0 +1,70 @@
+"""`exportlens check` on files that compile their model (issue 31, docs/compile.md): graph breaks
+and recompiles on the user's lines, in text, JSON and SARIF, without Inductor ever running."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_cli import run_cli
+from tests.compile.sources import BATCH_PINNED, FULLGRAPH, PRINT_AND_BRANCH, line_of
+
+
+def test_a_compiled_models_breaks_are_warnings_on_their_lines(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(PRINT_AND_BRANCH)
+    text = run_cli("train.py", "--no-cache", cwd=tmp_path)
+    assert text.returncode == 0, text.stdout + text.stderr
+    printed, branch = line_of(PRINT_AND_BRANCH, "print(") + 1, line_of(PRINT_AND_BRANCH, "if h.sum()") + 1
+    found = [line for line in text.stdout.splitlines() if line.startswith("train.py:")]
+    assert [line.split(": ")[0].rsplit(":", 1)[0] for line in found] == [
+        f"train.py:{printed}",
+        f"train.py:{branch}",
+    ], text.stdout
+    assert (
+        "warning[compile-graph-break]: torch.compile: graph break in `Net`: Failed to trace builtin"
+        in found[0]
+    )
+    assert "reorderable_logging_functions" in found[0]  # torch's own hint
+    assert "warning[compile-graph-break]" in found[1] and "Data-dependent branching" in found[1]
+    assert "torch.cond" in found[1]
+    assert "0 error(s)" in text.stdout and "Inductor" not in text.stdout and "export" not in found[1]
+    out = run_cli("train.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(out.stdout)["files"]
+    (module,) = entry["modules"]
+    assert module["inputs"] == "compile-call" and module["mode"] == "compile"
+    assert module["compile"] == {"graphs": 3, "breaks": 2, "recompiles": 0, "fullgraph": False}
+    assert [(d["code"], d["severity"]) for d in entry["diagnostics"]] == [
+        ("compile-graph-break", "warning")
+    ] * 2
+    assert entry["diagnostics"][0]["url"].endswith("/gb/gb0059.html")  # the link torch's message gives
+    assert entry["diagnostics"][1]["fix"]["gb_id"] == "gb0170"  # read from torch's registry
+    sarif = run_cli("train.py", "--no-cache", "--format", "sarif", cwd=tmp_path)
+    (run,) = json.loads(sarif.stdout)["runs"]
+    assert [
+        (r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+        for r in run["results"]
+    ] == [("compile-graph-break", "warning", printed), ("compile-graph-break", "warning", branch)]
+
+
+def test_with_fullgraph_the_print_line_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "strict_compile.py").write_text(FULLGRAPH)
+    text = run_cli("strict_compile.py", "--no-cache", cwd=tmp_path)
+    assert text.returncode == 1, text.stdout + text.stderr
+    printed = line_of(FULLGRAPH, "print(") + 1
+    (first,) = [line for line in text.stdout.splitlines() if line.startswith(f"strict_compile.py:{printed}:")]
+    assert "error[compile-graph-break-fullgraph]: torch.compile: graph break in `Net`" in first
+    assert "With `fullgraph=True` torch.compile raises here." in first
+
+
+def test_a_size_pinned_in_forward_recompiles_on_every_batch(tmp_path: Path) -> None:
+    (tmp_path / "rows.py").write_text(BATCH_PINNED)
+    out = run_cli("rows.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(out.stdout)["files"]
+    (recompile,) = entry["diagnostics"]
+    assert recompile["code"] == "compile-recompile" and recompile["severity"] == "warning"
+    assert recompile["range"]["start"]["line"] == line_of(BATCH_PINNED, "for i in range(x.shape[0])")
+    assert "called with sizes 2, 3, 4" in recompile["message"]
+    assert (
+        "tensor 'x' size mismatch at index 0. expected 3, actual 4" in recompile["message"]
+    )  # torch's reason
+    assert "mark_dynamic" in recompile["message"]
