@@ -3,13 +3,14 @@
 Loading the user's file never compiles (`without_compile`): `torch.compile(model)` gives back the
 model itself, `model.compile()` does nothing, `@torch.compile` leaves the function as it is, so a
 script that compiles and calls its model at the top level costs what its eager code costs, never an
-Inductor build. The check then runs dynamo as torch.compile does, with backends that compile
-nothing: `torch._dynamo.explain` for the graphs and each break's user stack, torch's own text of
-each break (its type, explanation, hints and link: what `log_graph_break` is given, else the
-reason explain keeps), then the recompile pass: the module called again with the batch dim changed
-twice, as a user's next batches would. The first change recompiles with the dim dynamic (torch's
-automatic dynamic shapes); a recompile at the second says the code specialises on the size, and
-where (the shape guard the dynamic compile added that pins the size) is read from the shape env.
+Inductor build. The check then compiles the module as the user's code does, with a backend that
+compiles nothing (it runs the traced graph as is), and calls it with the user's inputs: the graphs
+are the backend's calls, each break the exception dynamo logs for it (`log_graph_break`: torch's own
+type, explanation, hints, link and the user's stack). Then the recompile pass, on the same compiled
+module: called again with the batch dim changed twice, as a user's next batches would. The first
+change recompiles with the dim dynamic (torch's automatic dynamic shapes); a recompile at the second
+says the code specialises on the size, and where (the shape guard the dynamic compile added that
+pins the size) is read from the shape env.
 """
 
 from __future__ import annotations
@@ -50,44 +51,58 @@ def without_compile() -> None:
 
 
 def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileReport:
+    """One compile, as the user's: the first call's graphs and breaks, then the recompile pass."""
     import torch
 
-    texts: dict[tuple[str, int], BaseException] = {}
-    with budget.bounded(0.6), _breaks_told(texts):
-        explanation = torch._dynamo.explain(attempt.module)(*attempt.args, **(attempt.kwargs or {}))
-    report: CompileReport = {
-        "fullgraph": spec["fullgraph"],
-        "graphs": int(explanation.graph_count),
-        "breaks": [],
-        "recompiles": [],
-    }
-    seen: set[tuple[str, int]] = set()
-    for reason in explanation.break_reasons:
-        frames = _frames(list(getattr(reason, "user_stack", None) or []))
-        site: tuple[str, int] = (frames[-1]["path"], frames[-1]["line"] or 0) if frames else ("", 0)
-        if site in seen:
-            continue
-        seen.add(site)
-        told = texts.get(site)
-        report["breaks"].append(_described(told, str(getattr(reason, "reason", "")), frames))
+    graphs: list[Any] = []
+    pinned: list[tuple[str, Frame | None]] = []  # (the size's source, where a compile pinned it)
+
+    def backend(gm: Any, _example_inputs: Any) -> Any:  # compiles nothing: runs the traced graph
+        graphs.append(gm)
+        pinned.extend(_pins())
+        return gm.forward
+
     torch._dynamo.reset()
+    compiled = _REAL.get("compile", torch.compile)(attempt.module, backend=backend, dynamic=spec["dynamic"])
+    told: list[BaseException] = []
     try:
-        with budget.bounded():
-            report["recompiles"] = _recompiles(attempt, spec)
-    except OutOfBudget:
-        report["recompile_error"] = "the job's time ran out"
-    except Exception as exc:  # noqa: BLE001 - other sizes may not be valid inputs: nothing to say
-        report["recompile_error"] = f"{type(exc).__name__}: {exc}"[:500]
+        with budget.bounded(0.6), _breaks_told(told):
+            compiled(*attempt.args, **(attempt.kwargs or {}))
+        report: CompileReport = {
+            "fullgraph": spec["fullgraph"],
+            "graphs": len(graphs),
+            "breaks": _breaks(told),
+            "recompiles": [],
+        }
+        try:
+            with budget.bounded():
+                report["recompiles"] = _recompiles(compiled, attempt, pinned)
+        except OutOfBudget:
+            report["recompile_error"] = "the job's time ran out"
+        except Exception as exc:  # noqa: BLE001 - other sizes may not be valid inputs: nothing to say
+            report["recompile_error"] = f"{type(exc).__name__}: {exc}"[:500]
     finally:
         torch._dynamo.reset()
     return report
 
 
-def _described(told: BaseException | None, reason: str, frames: list[Frame]) -> GraphBreak:
-    message = str(told) if told is not None else reason
-    gb_type, gb_id = graph_break(told or _Reason(message), message)
-    if gb_type is None and reason.startswith("generic_jump"):  # explain's own words for a jump
-        gb_type, gb_id = graph_break(_Reason("Data-dependent branching"), "Data-dependent branching")
+def _breaks(told: list[BaseException]) -> list[GraphBreak]:
+    """Each break once, by its innermost user line, in the order dynamo met them."""
+    found: list[GraphBreak] = []
+    seen: set[tuple[str, int]] = set()
+    for exc in told:
+        frames = _frames(list(getattr(exc, "real_stack", None) or []))
+        site: tuple[str, int] = (frames[-1]["path"], frames[-1]["line"] or 0) if frames else ("", 0)
+        if site not in seen:
+            seen.add(site)
+            found.append(_described(exc, frames))
+    return found
+
+
+def _described(exc: BaseException, frames: list[Frame]) -> GraphBreak:
+    """torch's words for the break: its message's, else its registry entry's (torch 2.10's texts)."""
+    message = str(exc)
+    gb_type, gb_id = graph_break(exc, message)
     record: GraphBreak = {"message": message[:20_000], "frames": frames}
     if gb_type:
         record["gb_type"] = gb_type
@@ -120,34 +135,27 @@ def _registered(gb_id: str | None, gb_type: str | None) -> dict[str, Any] | None
     return None
 
 
-class _Reason(Exception):
-    """A break's text as the exception `graph_break` reads its type and id from."""
-
-
 class _breaks_told:
-    """Keep the exception dynamo logs for each graph break, by its user site: torch's full text."""
+    """Keep each exception dynamo logs as a graph break (its full text, type and user stack)."""
 
-    def __init__(self, texts: dict[tuple[str, int], BaseException]) -> None:
-        self.texts = texts
+    def __init__(self, told: list[BaseException]) -> None:
+        self.told = told
         self.owner: Any = None
         self.original: Callable[..., Any] | None = None
 
     def __enter__(self) -> None:
-        try:
-            from torch._dynamo.symbolic_convert import InstructionTranslatorBase
-        except ImportError:
-            return
-        original = getattr(InstructionTranslatorBase, "log_graph_break", None)
-        if original is None:
-            return
-        texts = self.texts
+        from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+
+        original = InstructionTranslatorBase.log_graph_break
+        told = self.told
 
         def log_graph_break(
             translator: Any, code_options: Any, reason: str = "", exc: Any = None, **kw: Any
         ) -> Any:
-            stack = getattr(exc, "real_stack", None) or []
-            if exc is not None and len(stack):
-                texts.setdefault((stack[-1].filename, stack[-1].lineno or 0), exc)
+            if exc is not None:
+                if getattr(exc, "real_stack", None) is None:  # as torch does: the stack being traced
+                    exc.real_stack = _tracing_stack()
+                told.append(exc)
             return original(translator, code_options, reason=reason, exc=exc, **kw)
 
         self.owner, self.original = InstructionTranslatorBase, original
@@ -158,35 +166,34 @@ class _breaks_told:
             self.owner.log_graph_break = self.original
 
 
-def _recompiles(attempt: Any, spec: CompileSpec) -> list[Recompile]:
-    """Call the compiled module as a user's next batches would: the batch dim + 1, then + 2."""
+def _tracing_stack() -> Any:
     import torch
+
+    try:
+        return torch._guards.TracingContext.extract_stack()
+    except Exception:  # noqa: BLE001 - no stack: the finding goes on the module
+        return []
+
+
+def _recompiles(compiled: Any, attempt: Any, pinned: list[tuple[str, Frame | None]]) -> list[Recompile]:
+    """Call the compiled module as a user's next batches would: the batch dim + 1, then + 2."""
     from torch._dynamo.utils import guard_failures
 
-    pinned: list[tuple[str, Frame | None]] = []  # (the size's source, where it was pinned)
-
-    def backend(gm: Any, _example_inputs: Any) -> Any:
-        pinned.extend(_pins())
-        return gm.forward
-
-    compiled = _REAL.get("compile", torch.compile)(attempt.module, backend=backend, dynamic=spec["dynamic"])
     batch = [int(t.shape[0]) for t in _tensors(attempt.args, attempt.kwargs)]
     if not batch:
         return []
     guard_failures.clear()
     sizes = [batch[0]]
-    for grow in (0, 1, 2):
+    for grow in (1, 2):
         args, kwargs = _grown(attempt.args, grow), _grown(attempt.kwargs or {}, grow)
         before = sum(len(v) for v in guard_failures.values())
-        if grow == 2:
-            pinned.clear()  # what the compile on the second size pinned is what fails now
-        with torch.no_grad():
-            compiled(*args, **kwargs)
-        if grow:
-            sizes.append(batch[0] + grow)
+        if grow == 1:
+            pinned.clear()  # what the compile at the second size pins is what fails at the third
+        compiled(*args, **kwargs)
+        sizes.append(batch[0] + grow)
         failed = [r for v in guard_failures.values() for r in v][before:]
         if grow == 2 and failed:
-            where = next((f for source, f in pinned if f is not None), None)
+            where = next((f for _source, f in pinned if f is not None), None)
             return [
                 {
                     "reason": str(failed[0]),
