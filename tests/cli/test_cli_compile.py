@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.cli.test_cli import run_cli
-from tests.compile.sources import BATCH_PINNED, FULLGRAPH, PRINT_AND_BRANCH, line_of
+from tests.compile.sources import BATCH_PINNED, EXPORTED_AND_COMPILED, FULLGRAPH, PRINT_AND_BRANCH, line_of
 
 
 def test_a_compiled_models_breaks_are_warnings_on_their_lines(tmp_path: Path) -> None:
@@ -68,3 +68,36 @@ def test_a_size_pinned_in_forward_recompiles_on_every_batch(tmp_path: Path) -> N
         "tensor 'x' size mismatch at index 0. expected 3, actual 4" in recompile["message"]
     )  # torch's reason
     assert "mark_dynamic" in recompile["message"]
+
+
+def test_a_module_exported_and_compiled_gets_both_checks_each_saying_which(tmp_path: Path) -> None:
+    (tmp_path / "both.py").write_text(EXPORTED_AND_COMPILED)
+    out = run_cli("both.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(out.stdout)["files"]
+    branch = line_of(EXPORTED_AND_COMPILED, "if h.sum() > 0:")
+    found = {(d["code"], d["range"]["start"]["line"]): d["message"] for d in entry["diagnostics"]}
+    assert set(found) == {("compile-graph-break", branch), ("data-dependent-branch", branch)}
+    assert found[("compile-graph-break", branch)].startswith(
+        "torch.compile: graph break in `Gate` (compiled):"
+    )
+    assert "export" in found[("data-dependent-branch", branch)]
+
+
+def test_the_compile_setting_turns_the_checks_off_or_onto_every_module(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(PRINT_AND_BRANCH)
+    off = run_cli("train.py", "--no-cache", "--compile", "off", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(off.stdout)["files"]
+    assert entry["diagnostics"] == [] and entry["modules"] == []  # only compiled: never judged as an export
+    (tmp_path / "net.py").write_text(PRINT_AND_BRANCH.split("\n\nmodel = ")[0] + "\n")
+    auto = run_cli("net.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert not any(
+        d["code"].startswith("compile-") for d in json.loads(auto.stdout)["files"][0]["diagnostics"]
+    )
+    every = run_cli("net.py", "--no-cache", "--compile", "all", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(every.stdout)["files"]
+    compiled = [d for d in entry["diagnostics"] if d["code"] == "compile-graph-break"]
+    assert [d["range"]["start"]["line"] for d in compiled] == [
+        line_of(PRINT_AND_BRANCH, "print("),
+        line_of(PRINT_AND_BRANCH, "if h.sum()"),
+    ]
+    assert {m["name"] for m in entry["modules"]} == {"Net", "Net@compile"}

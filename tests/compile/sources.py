@@ -61,3 +61,26 @@ y = model(torch.randn(2, 8))
 def line_of(text: str, needle: str) -> int:
     """0-based line of the first line containing `needle`."""
     return next(i for i, line in enumerate(text.splitlines()) if needle in line)
+
+
+EXPORTED_AND_COMPILED = (
+    NO_INDUCTOR
+    + """
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        if h.sum() > 0:
+            return torch.relu(h) * 2 + 1
+        return h - 1
+
+
+model = Gate()
+fast = torch.compile(model)
+y = fast(torch.randn(2, 8))
+torch.export.export(model, (torch.randn(2, 8),))
+"""
+)

@@ -19,6 +19,7 @@ from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine, JobOutcome
 from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
+from .compiled import with_compile_checks
 from .covered import Coverage, exported_as, exported_class, held_back, tree_of, unresolved, with_exporters
 from .guessed import soften_guessed
 from .jobs import MODES, CheckOptions, make_job, tracers
@@ -79,6 +80,7 @@ async def check_document(
     targets = [t for t in found.targets if only is None or t.name in only]
     targets = with_parents(targets, found.targets)  # a part's inputs are recorded by its parent
     targets = with_exporters(targets, found.targets)  # they tell which classes they cover
+    targets = with_compile_checks(targets, options.compile)  # exportlens.compile (compiled.py)
     jobs = [
         (target, strict)
         for target in targets
