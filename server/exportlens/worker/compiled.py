@@ -16,13 +16,12 @@ pins the size) is read from the shape env.
 from __future__ import annotations
 
 import re
-import traceback
-from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from .budget import Budget, OutOfBudget
-from .compile_records import CompileReport, GraphBreak, Recompile
-from .graph_breaks import entries, graph_break
+from .compile_breaks import breaks, breaks_told, explained, listening
+from .compile_records import CompileReport, Recompile
 from .protocol import CompileSpec
 from .records import Frame
 
@@ -62,16 +61,21 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileRep
         pinned.extend(_pins())
         return gm.forward
 
-    torch._dynamo.reset()
-    compiled = _REAL.get("compile", torch.compile)(attempt.module, backend=backend, dynamic=spec["dynamic"])
     told: list[BaseException] = []
+    listens = listening()
     try:
-        with budget.bounded(0.6), _breaks_told(told):
-            compiled(*attempt.args, **(attempt.kwargs or {}))
+        with budget.bounded(0.6):
+            found = None if listens else explained(attempt)  # before the compile: it resets dynamo
+            torch._dynamo.reset()
+            compiled = _REAL.get("compile", torch.compile)(
+                attempt.module, backend=backend, dynamic=spec["dynamic"]
+            )
+            with breaks_told(told) if listens else nullcontext():
+                compiled(*attempt.args, **(attempt.kwargs or {}))
         report: CompileReport = {
             "fullgraph": spec["fullgraph"],
             "graphs": len(graphs),
-            "breaks": _breaks(told),
+            "breaks": breaks(told) if found is None else found,
             "recompiles": [],
         }
         try:
@@ -84,95 +88,6 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileRep
     finally:
         torch._dynamo.reset()
     return report
-
-
-def _breaks(told: list[BaseException]) -> list[GraphBreak]:
-    """Each break once, by its innermost user line, in the order dynamo met them."""
-    found: list[GraphBreak] = []
-    seen: set[tuple[str, int]] = set()
-    for exc in told:
-        frames = _frames(list(getattr(exc, "real_stack", None) or []))
-        site: tuple[str, int] = (frames[-1]["path"], frames[-1]["line"] or 0) if frames else ("", 0)
-        if site not in seen:
-            seen.add(site)
-            found.append(_described(exc, frames))
-    return found
-
-
-def _described(exc: BaseException, frames: list[Frame]) -> GraphBreak:
-    """torch's words for the break: its message's, else its registry entry's (torch 2.10's texts)."""
-    message = str(exc)
-    gb_type, gb_id = graph_break(exc, message)
-    record: GraphBreak = {"message": message[:20_000], "frames": frames}
-    if gb_type:
-        record["gb_type"] = gb_type
-    if gb_id:
-        record["gb_id"] = gb_id
-    explanation = _field(message, "Explanation")
-    hints = [h for h in (_field(line, "Hint") for line in message.splitlines()) if h]
-    known = _registered(gb_id, gb_type)
-    if not explanation and known:
-        explanation = str(known.get("Explanation", ""))
-    if not hints and known:
-        hints = [str(h) for h in known.get("Hints", []) if "{" not in str(h)]
-    if explanation and "{" not in explanation:
-        record["explanation"] = explanation
-    if hints:
-        record["hints"] = hints
-    return record
-
-
-def _field(text: str, name: str) -> str:
-    match = re.search(rf"^\s*{name}:\s*(.+)$", text, re.MULTILINE)
-    return match.group(1).strip() if match else ""
-
-
-def _registered(gb_id: str | None, gb_type: str | None) -> dict[str, Any] | None:
-    """The registry's entry of this break with torch's plain words (no `{placeholder}`)."""
-    for entry in entries().get(gb_id or "", []):
-        if entry.get("Gb_type") == gb_type and "{" not in str(entry.get("Explanation", "{")):
-            return entry
-    return None
-
-
-class _breaks_told:
-    """Keep each exception dynamo logs as a graph break (its full text, type and user stack)."""
-
-    def __init__(self, told: list[BaseException]) -> None:
-        self.told = told
-        self.owner: Any = None
-        self.original: Callable[..., Any] | None = None
-
-    def __enter__(self) -> None:
-        from torch._dynamo.symbolic_convert import InstructionTranslatorBase
-
-        original = InstructionTranslatorBase.log_graph_break
-        told = self.told
-
-        def log_graph_break(
-            translator: Any, code_options: Any, reason: str = "", exc: Any = None, **kw: Any
-        ) -> Any:
-            if exc is not None:
-                if getattr(exc, "real_stack", None) is None:  # as torch does: the stack being traced
-                    exc.real_stack = _tracing_stack()
-                told.append(exc)
-            return original(translator, code_options, reason=reason, exc=exc, **kw)
-
-        self.owner, self.original = InstructionTranslatorBase, original
-        setattr(InstructionTranslatorBase, "log_graph_break", log_graph_break)  # noqa: B010 - a method
-
-    def __exit__(self, *exc: object) -> None:
-        if self.owner is not None:
-            self.owner.log_graph_break = self.original
-
-
-def _tracing_stack() -> Any:
-    import torch
-
-    try:
-        return torch._guards.TracingContext.extract_stack()
-    except Exception:  # noqa: BLE001 - no stack: the finding goes on the module
-        return []
 
 
 def _recompiles(compiled: Any, attempt: Any, pinned: list[tuple[str, Frame | None]]) -> list[Recompile]:
@@ -253,11 +168,3 @@ def _grown(value: Any, extra: int) -> Any:
     if isinstance(value, dict):
         return {k: _grown(v, extra) for k, v in value.items()}
     return value
-
-
-def _frames(stack: list[traceback.FrameSummary]) -> list[Frame]:
-    frames: list[Frame] = []
-    for summary in stack:
-        frame: Frame = {"path": summary.filename, "line": summary.lineno or 0, "name": summary.name}
-        frames.append(frame)
-    return frames

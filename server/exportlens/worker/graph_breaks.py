@@ -57,6 +57,11 @@ def _ids_by_type() -> dict[str, str]:
     return found
 
 
+def id_of(gb_type: str) -> str | None:
+    """The registry id of a graph-break type, as the running torch names it; None if unknown."""
+    return _ids_by_type().get(gb_type)
+
+
 def causes(exc: BaseException, depth: int = CHAIN_DEPTH) -> list[BaseException]:
     """The exception, then its causes/contexts (a wrapper first, what it wraps after)."""
     out: list[BaseException] = []
