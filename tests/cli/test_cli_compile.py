@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from tests.cli.test_cli import run_cli
+from tests.cli.test_cli import run_cli as run_here
 from tests.compile.sources import BATCH_PINNED, EXPORTED_AND_COMPILED, FULLGRAPH, PRINT_AND_BRANCH, line_of
+from tests.conftest import WORKER_PYTHON
+
+
+def run_cli(*args: str, cwd: Path) -> Any:
+    """The CLI, its worker in the worker's interpreter (another torch: tools/versions_matrix.py)."""
+    return run_here(*args, cwd=cwd, python=WORKER_PYTHON)
 
 
 def test_a_compiled_models_breaks_are_warnings_on_their_lines(tmp_path: Path) -> None:

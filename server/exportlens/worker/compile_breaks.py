@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from .compile_records import GraphBreak
 from .graph_breaks import entries, graph_break, id_of
@@ -125,14 +125,9 @@ class breaks_told:
         original = InstructionTranslatorBase.log_graph_break
         told = self.told
 
-        def log_graph_break(
-            translator: Any, code_options: Any, reason: str = "", exc: Any = None, **kw: Any
-        ) -> Any:
-            if exc is not None:
-                if getattr(exc, "real_stack", None) is None:  # as torch does: the stack being traced
-                    exc.real_stack = _tracing_stack()
-                told.append(exc)
-            return original(translator, code_options, reason=reason, exc=exc, **kw)
+        def log_graph_break(translator: Any, *args: Any, **kwargs: Any) -> Any:
+            told.append(_logged(args, kwargs))
+            return original(translator, *args, **kwargs)
 
         self.owner, self.original = InstructionTranslatorBase, original
         setattr(InstructionTranslatorBase, "log_graph_break", log_graph_break)  # noqa: B010 - a method
@@ -140,6 +135,18 @@ class breaks_told:
     def __exit__(self, *exc: object) -> None:
         if self.owner is not None:
             self.owner.log_graph_break = self.original
+
+
+def _logged(args: tuple[Any, ...], kwargs: dict[str, Any]) -> BaseException:
+    """The break `log_graph_break` was told of: its exception (2.13+: `exc=`), else its text and stack
+    (2.10: `reason=`, `user_stack=`), as an exception carrying torch's `real_stack`."""
+    exc: Any = kwargs.get("exc")
+    if exc is None:
+        exc = _Reason(str(kwargs.get("reason", args[1] if len(args) > 1 else "")))
+        exc.real_stack = kwargs.get("user_stack")
+    if getattr(exc, "real_stack", None) is None:  # as torch does: the stack being traced
+        exc.real_stack = _tracing_stack()
+    return cast(BaseException, exc)
 
 
 def _tracing_stack() -> Any:
