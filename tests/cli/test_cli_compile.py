@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.test_cli import run_cli as run_here
-from tests.compile.sources import BATCH_PINNED, EXPORTED_AND_COMPILED, FULLGRAPH, PRINT_AND_BRANCH, line_of
+from tests.compile.sources import (
+    BATCH_PINNED,
+    DECORATED_FORWARD,
+    EXPORTED_AND_COMPILED,
+    FULLGRAPH,
+    PRINT_AND_BRANCH,
+    line_of,
+)
 from tests.conftest import WORKER_PYTHON
 
 
@@ -108,3 +115,14 @@ def test_the_compile_setting_turns_the_checks_off_or_onto_every_module(tmp_path:
         line_of(PRINT_AND_BRANCH, "if h.sum()"),
     ]
     assert {m["name"] for m in entry["modules"]} == {"Net", "Net@compile"}
+
+
+def test_a_forward_under_the_compile_decorator_is_checked_as_compiled(tmp_path: Path) -> None:
+    (tmp_path / "head.py").write_text(DECORATED_FORWARD)
+    out = run_cli("head.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(out.stdout)["files"]
+    assert [(d["code"], d["range"]["start"]["line"]) for d in entry["diagnostics"]] == [
+        ("compile-graph-break-fullgraph", line_of(DECORATED_FORWARD, 'print("head"'))
+    ]
+    (module,) = entry["modules"]
+    assert module["inputs"] == "compile-call" and module["compile"]["fullgraph"] is True

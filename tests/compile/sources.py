@@ -84,3 +84,24 @@ y = fast(torch.randn(2, 8))
 torch.export.export(model, (torch.randn(2, 8),))
 """
 )
+
+
+DECORATED_FORWARD = (
+    NO_INDUCTOR
+    + """
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    @torch.compile(fullgraph=True)
+    def forward(self, x):
+        h = torch.relu(self.fc(x)) * 2 + 1
+        print("head", h.shape)
+        return h
+
+
+model = Head()
+out = model(torch.randn(2, 8))
+"""
+)

@@ -1,4 +1,5 @@
-"""Find what a file compiles: `torch.compile(model)`, `torch.compile(Net())`, `model.compile()`.
+"""Find what a file compiles: `torch.compile(model)`, `torch.compile(Net())`, `model.compile()`,
+a method under `@torch.compile`.
 
 Each compiled object bound to a top-level name is followed to its first top-level call
 (`out = model(torch.randn(2, 8))`): the inputs a user's first batch gives it. Loading the file
@@ -31,6 +32,46 @@ def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
 
 
 def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    return _compiled_objects(tree, imports) + _compiled_methods(tree, imports)
+
+
+def _compiled_methods(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    """Classes with a method under `@torch.compile` (or `@torch.compile(...)`): compiled as modules,
+    fed the first call of an instance the file builds at the top level (`model = Net()`, `model(x)`)."""
+    found: list[CompileCall] = []
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for method in (n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            decorator = next((d for d in method.decorator_list if _is_compile(d, imports)), None)
+            if decorator is None:
+                continue
+            options = decorator if isinstance(decorator, ast.Call) else ast.Call(decorator, [], [])
+            first = _first_instance_call(tree, cls.name)
+            fullgraph, dynamic = _flag(options, "fullgraph") is True, _flag(options, "dynamic")
+            found.append(CompileCall(cls.name, decorator, cls.name, fullgraph, dynamic, first))
+            break
+    return found
+
+
+def _is_compile(decorator: ast.expr, imports: dict[str, str]) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return resolve(dotted(target), imports) in COMPILE_FUNCTIONS
+
+
+def _first_instance_call(tree: ast.Module, class_name: str) -> ast.Call | None:
+    """`model = Net(...)` at the top level, then the first call `model(...)` after it."""
+    for index, stmt in enumerate(tree.body):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and dotted(stmt.value.func) == class_name
+        ):
+            return _first_call(tree.body[index + 1 :], stmt.targets[0].id)
+    return None
+
+
+def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
     found: list[CompileCall] = []
     for index, stmt in enumerate(tree.body):
         bound = _compiled_binding(stmt, imports)
