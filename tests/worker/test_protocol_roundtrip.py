@@ -83,7 +83,7 @@ INPUTS: dict[str, protocol.InputsSpec] = {
     "export-call": {"kind": "export-call", "call": [12, 4], "prelude": [[10, 4], [11, 4]], "line": 11},
     "example-inputs": {"kind": "example-inputs", "class": "Net", "method": "example_inputs"},
     "inferred": {"kind": "inferred", "class": "Net", "expr": "(torch.randn(2, 16),)"},
-    "compile-call": {"kind": "compile-call", "call": [19, 6]},
+    "compile-call": {"kind": "compile-call", "call": [19, 6], "prelude": [[18, 4]]},
     "recorded": {
         "kind": "recorded",
         "class": "Attention",

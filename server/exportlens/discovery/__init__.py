@@ -147,7 +147,11 @@ def _compiled_targets(
         known = call.class_name if call.class_name in classes else None
         spec: dict[str, Any]
         if call.first_call is not None:
-            spec = {"kind": "compile-call", "call": [call.first_call.lineno, call.first_call.col_offset]}
+            spec = {
+                "kind": "compile-call",
+                "call": [call.first_call.lineno, call.first_call.col_offset],
+                "prelude": [[s.lineno, s.col_offset] for s in call.prelude],
+            }
         elif known and (
             method := next((m for m in EXAMPLE_METHODS if _has_method(classes[known], m, classes)), None)
         ):

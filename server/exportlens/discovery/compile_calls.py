@@ -9,9 +9,9 @@ stops before that statement (`first_compiled_call`), so loading never runs the c
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..syntax import dotted, resolve
+from ..syntax import contains_export_call, dotted, resolve
 from .built_class import built_class, statements_before
 
 COMPILE_FUNCTIONS = {"torch.compile", "torch.compiler.compile"}
@@ -25,6 +25,8 @@ class CompileCall:
     fullgraph: bool  # `fullgraph=True`: a graph break is an error
     dynamic: bool | None  # `dynamic=`: True / False, None when not said
     first_call: ast.Call | None  # the first call of the compiled object at the top level
+    # Statements run before evaluating that call: those of its `if __name__ == "__main__":` block
+    prelude: list[ast.stmt] = field(default_factory=list)
 
 
 def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
@@ -72,20 +74,26 @@ def _first_instance_call(tree: ast.Module, class_name: str) -> ast.Call | None:
 
 
 def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    """Bindings at the top level, and in the body of a top-level `if` (`if __name__ == "__main__":`),
+    whose statements before the first call are its prelude (they do not run when the file loads)."""
     found: list[CompileCall] = []
-    for index, stmt in enumerate(tree.body):
-        bound = _compiled_binding(stmt, imports)
-        if bound is None:
-            continue
-        name, call, module_expr = bound
-        before = statements_before([tree.body], call)
-        class_name = built_class(module_expr, before, tree) if module_expr is not None else None
-        first = _first_call(tree.body[index + 1 :], name)
-        found.append(
-            CompileCall(
-                name, call, class_name, _flag(call, "fullgraph") is True, _flag(call, "dynamic"), first
-            )
-        )
+    blocks = [(tree.body, False)] + [(s.body, True) for s in tree.body if isinstance(s, ast.If)]
+    for block, nested in blocks:
+        for index, stmt in enumerate(block):
+            bound = _compiled_binding(stmt, imports)
+            if bound is None:
+                continue
+            name, call, module_expr = bound
+            scopes = [tree.body, block] if nested else [tree.body]
+            before = statements_before(scopes, call)
+            class_name = built_class(module_expr, before, tree) if module_expr is not None else None
+            first = _first_call(block[index + 1 :], name)
+            fullgraph, dynamic = _flag(call, "fullgraph") is True, _flag(call, "dynamic")
+            compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first)
+            if nested and first is not None:
+                until = next(i for i, s in enumerate(block) if _holds(s, {first.lineno}))
+                compiled.prelude = [s for s in block[:until] if not contains_export_call(s, imports)]
+            found.append(compiled)
     return found
 
 

@@ -51,7 +51,7 @@ def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module
     if spec["kind"] == "export-call":
         return _from_export_call(spec, dict(namespace), path, tree)
     if spec["kind"] == "compile-call":
-        return _from_compiled_call(spec, namespace, path, tree)
+        return _from_compiled_call(spec, dict(namespace), path, tree)
     if spec["kind"] == "recorded":
         from .part_inputs import part_attempt
 
@@ -126,6 +126,9 @@ def _from_compiled_call(
     spec: CompileCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
 ) -> Attempt:
     call: ast.Call = _find(tree, ast.Call, *spec["call"])
+    prelude = [_find(tree, ast.stmt, line, col) for line, col in spec.get("prelude", [])]
+    if prelude:
+        exec(compile(ast.Module(body=prelude, type_ignores=[]), path, "exec"), namespace)  # noqa: S102
 
     def value(node: ast.expr) -> Any:
         return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307

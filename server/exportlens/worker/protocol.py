@@ -86,6 +86,7 @@ class CompileCallInputs(TypedDict):
 
     kind: Literal["compile-call"]
     call: list[int]  # [line, col] of the call
+    prelude: list[list[int]]  # [line, col] of each statement run before it (a `__main__` block's)
 
 
 class CompileSpec(TypedDict):
