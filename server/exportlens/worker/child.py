@@ -92,6 +92,7 @@ def execute(
     import torch
 
     from . import layer_sites
+    from .compiled import without_compile
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
     from .inputs import Attempt
@@ -102,6 +103,7 @@ def execute(
     from .sizing import build_sized
     from .summary import summarize
 
+    without_compile()  # loading a file never compiles, for a proof too: a compile check traces it
     if job["verify"]:  # a quick-fix's proof (fixes/, lsp/code_actions.py)
         from .verify import verify
 
@@ -127,9 +129,6 @@ def execute(
         clock[0] = now
 
     try:
-        from .compiled import without_compile
-
-        without_compile()  # loading the file never compiles: a compile check traces it itself
         tree = parse(path, source)
         # The file's top level may already say `.cuda()`; where each dropout is built is kept.
         with building(placement), layer_sites.recording():
