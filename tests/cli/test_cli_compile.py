@@ -14,6 +14,7 @@ from tests.compile.sources import (
     EXPORTED_AND_COMPILED,
     FULLGRAPH,
     PRINT_AND_BRANCH,
+    SEQUENCE_PINNED,
     line_of,
 )
 from tests.conftest import WORKER_PYTHON
@@ -126,3 +127,14 @@ def test_a_forward_under_the_compile_decorator_is_checked_as_compiled(tmp_path: 
     ]
     (module,) = entry["modules"]
     assert module["inputs"] == "compile-call" and module["compile"]["fullgraph"] is True
+
+
+def test_a_sequence_length_pinned_in_forward_recompiles_on_every_length(tmp_path: Path) -> None:
+    (tmp_path / "tagger.py").write_text(SEQUENCE_PINNED)
+    out = run_cli("tagger.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(out.stdout)["files"]
+    (recompile,) = entry["diagnostics"]  # the batch size is not pinned: no finding for it
+    assert recompile["code"] == "compile-recompile"
+    assert recompile["range"]["start"]["line"] == line_of(SEQUENCE_PINNED, "for t in range(tokens.shape[1])")
+    assert "recompiles for each new sequence length (called with sizes 6, 7, 8)" in recompile["message"]
+    assert "mark_dynamic(x, 1)" in recompile["message"]

@@ -105,3 +105,23 @@ model = Head()
 out = model(torch.randn(2, 8))
 """
 )
+
+
+SEQUENCE_PINNED = (
+    NO_INDUCTOR
+    + """
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 8)
+
+    def forward(self, tokens):
+        h = torch.relu(self.emb(tokens)) * 2 + 1
+        steps = [h[:, t] * (t + 1) for t in range(tokens.shape[1])]
+        return torch.stack(steps, 1)
+
+
+model = torch.compile(Tagger())
+out = model(torch.randint(0, 50, (2, 6)))
+"""
+)

@@ -61,7 +61,8 @@ def _break(raw: dict[str, Any], code: str, ctx: DiagnosisContext, sources: Sourc
 def _recompile(raw: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Finding:
     sizes = ", ".join(str(s) for s in raw.get("sizes") or [])
     message = (
-        f"torch.compile: {ctx.label} recompiles for each new batch size (called with sizes {sizes}): "
+        f"torch.compile: {ctx.label} recompiles for each new {_dim_name(raw.get('dim'))} (called with sizes "
+        f"{sizes}): "
         f"torch's guard failed: {raw.get('reason', '')}. "
     )
     frames = [_resolved(f, ctx) for f in raw.get("frames") or []]
@@ -70,13 +71,18 @@ def _recompile(raw: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> 
         message += "This line pins the size to a constant. "
     message += (
         "Keep the size symbolic here (a tensor op rather than a Python int or loop), or mark it dynamic: "
-        "`torch._dynamo.mark_dynamic(x, 0)` before the call, or `torch.compile(..., dynamic=True)`."
+        f"`torch._dynamo.mark_dynamic(x, {1 if raw.get('dim') == 'shape[1]' else 0})` before the call, or "
+        "`torch.compile(..., dynamic=True)`."
     )
     fix = {"compile": True, "reason": raw.get("reason"), "dim": raw.get("dim")}
     if not user:
         return _finding(RECOMPILE, message, ctx, (ctx.path, ctx.anchor), [], url_for(RECOMPILE), fix)
     place = sources.place(user[-1])
     return _finding(RECOMPILE, message, ctx, (place.path, place.range), [], url_for(RECOMPILE), fix)
+
+
+def _dim_name(dim: Any) -> str:
+    return "sequence length" if dim == "shape[1]" else "batch size"
 
 
 def _resolved(frame: dict[str, Any], ctx: DiagnosisContext) -> dict[str, Any]:

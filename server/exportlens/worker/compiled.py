@@ -91,33 +91,37 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileRep
 
 
 def _recompiles(compiled: Any, attempt: Any, pinned: list[tuple[str, Frame | None]]) -> list[Recompile]:
-    """Call the compiled module as a user's next batches would: the batch dim + 1, then + 2."""
+    """Call the compiled module as a user's next batches would: the batch dim + 1, then + 2; then, for
+    token ids (a 2-D integer tensor), the sequence dim the same way."""
     from torch._dynamo.utils import guard_failures
 
-    batch = [int(t.shape[0]) for t in _tensors(attempt.args, attempt.kwargs)]
-    if not batch:
+    tensors = _tensors(attempt.args, attempt.kwargs)
+    if not tensors:
         return []
-    guard_failures.clear()
-    sizes = [batch[0]]
-    for grow in (1, 2):
-        args, kwargs = _grown(attempt.args, grow), _grown(attempt.kwargs or {}, grow)
-        before = sum(len(v) for v in guard_failures.values())
-        if grow == 1:
-            pinned.clear()  # what the compile at the second size pins is what fails at the third
-        compiled(*args, **kwargs)
-        sizes.append(batch[0] + grow)
-        failed = [r for v in guard_failures.values() for r in v][before:]
-        if grow == 2 and failed:
-            where = next((f for _source, f in pinned if f is not None), None)
-            return [
-                {
-                    "reason": str(failed[0]),
-                    "dim": "shape[0]",
-                    "sizes": sizes,
-                    "frames": [where] if where else [],
-                }
-            ]
-    return []
+    tokens = next(
+        (t for t in tensors if t.dim() == 2 and not t.is_floating_point() and t.shape[1] >= 1), None
+    )
+    dims = [(0, int(tensors[0].shape[0]))] + ([(1, int(tokens.shape[1]))] if tokens is not None else [])
+    found: list[Recompile] = []
+    for dim, size in dims:
+        guard_failures.clear()
+        sizes = [size]
+        for grow in (1, 2):
+            args = _grown(attempt.args, grow, dim, size)
+            kwargs = _grown(attempt.kwargs or {}, grow, dim, size)
+            before = sum(len(v) for v in guard_failures.values())
+            if grow == 1:
+                pinned.clear()  # what the compile at the second size pins is what fails at the third
+            compiled(*args, **kwargs)
+            sizes.append(size + grow)
+            failed = [r for v in guard_failures.values() for r in v][before:]
+            if grow == 2 and failed:
+                where = next((f for _source, f in pinned if f is not None), None)
+                frames = [where] if where else []
+                found.append(
+                    {"reason": str(failed[0]), "dim": f"shape[{dim}]", "sizes": sizes, "frames": frames}
+                )
+    return found
 
 
 def _pins() -> list[tuple[str, Frame | None]]:
@@ -155,16 +159,18 @@ def _tensors(args: Any, kwargs: Any) -> list[Any]:
     return [v for v in values if isinstance(v, torch.Tensor) and v.dim() >= 1 and v.shape[0] >= 1]
 
 
-def _grown(value: Any, extra: int) -> Any:
-    """Each tensor of the inputs with `extra` more rows (copies of its first), the rest as is."""
+def _grown(value: Any, extra: int, dim: int = 0, size: int = 0) -> Any:
+    """Each tensor of the inputs whose `dim` is `size` with `extra` more along it (copies of its
+    first slice), the rest as is."""
     import torch
 
-    if isinstance(value, torch.Tensor) and value.dim() >= 1 and value.shape[0] >= 1 and extra:
-        return torch.cat([value, *([value[:1]] * extra)])
+    if isinstance(value, torch.Tensor) and value.dim() > dim and value.shape[dim] == size and extra:
+        first = value.narrow(dim, 0, 1)
+        return torch.cat([value, *([first] * extra)], dim=dim)
     if isinstance(value, tuple):
-        return tuple(_grown(v, extra) for v in value)
+        return tuple(_grown(v, extra, dim, size) for v in value)
     if isinstance(value, list):
-        return [_grown(v, extra) for v in value]
+        return [_grown(v, extra, dim, size) for v in value]
     if isinstance(value, dict):
-        return {k: _grown(v, extra) for k, v in value.items()}
+        return {k: _grown(v, extra, dim, size) for k, v in value.items()}
     return value
