@@ -10,7 +10,8 @@ stage), `first_diagnostic.py` (a fresh server opening a
 failing file), `reopen.py` (results kept between sessions: the editor and the CLI),
 `editor_first_diagnostic.ts` (activation → squiggle in code-server with the packaged
 extension, built by `make bench`; --no-editor leaves it out, for a run without code-server)
-and `allfailures_cost.py` (in this process, last, as it imports torch here).  Each figure is
+and `allfailures_cost.py` and `compile_cost.py` (in this process, last: they import torch
+here).  Each figure is
 read against the floor or the peer measured in the same run, so a busy machine shows in
 both; the load average before and after is printed too.  Prints the table, then the
 machine and each script's own table; writes them to OUT/latest.md and OUT/latest.json.
@@ -48,6 +49,7 @@ from summary import Figure, figures, markdown_table
 
 if TYPE_CHECKING:  # imported when their steps run (see there)
     from allfailures_cost import Cost
+    from compile_cost import CompileCost
     from first_diagnostic import FirstDiagnostic
     from lsp_latency import LspReport
     from reopen import ReopenReport
@@ -87,6 +89,7 @@ class Reports:
     costs: list[Cost]
     opening: Opening
     breakdown: Breakdown
+    compiled: CompileCost | None = None  # compile_cost.py: a compile check against a strict export
 
 
 def say(message: str) -> None:
@@ -142,7 +145,12 @@ def measure(plan: Plan) -> Reports:
 
     with quiet_stderr():  # torch logs each failing graph (thousands of lines); the worker pipes them away
         costs = allfailures_cost.measure_costs(plan.repeat, plan.cost_layers)
-    return Reports(bench, big, lsp, costs, Opening(first, editor, reopened, spares), parts)
+    import compile_cost
+    from models import mlp
+
+    say(f"compile check against strict export: repeat {plan.repeat}, MLP")
+    compiled = compile_cost.measure(mlp(), plan.repeat)
+    return Reports(bench, big, lsp, costs, Opening(first, editor, reopened, spares), parts, compiled)
 
 
 @contextlib.contextmanager
@@ -183,7 +191,24 @@ def raw_tables(plan: Plan, reports: Reports) -> dict[str, str]:
         "breakdown.py: where an edit's milliseconds go": breakdown.table(reports.breakdown),
         "scale.py: large model, many modules": scale.table(reports.scale),
         "allfailures_cost.py: finding all failures": allfailures_cost.table(reports.costs, plan.repeat),
+        "compile_cost.py: a compile check against a strict export": compile_table(reports),
     }
+
+
+def compile_table(reports: Reports) -> str:
+    import compile_cost
+
+    return compile_cost.table(reports.compiled) if reports.compiled else "not run"
+
+
+def compile_figures(reports: Reports) -> list[Figure]:
+    """31: the compile check of the MLP against its strict export's (CPU s, warm, in-process)."""
+    c = reports.compiled
+    if c is None:
+        return []
+    return [
+        Figure("31", "compile check, MLP", c.compile, "s", c.export, "strict export", "ratio", ("<=", 1.5))
+    ]
 
 
 def machine(start_load: tuple[float, ...], end_load: tuple[float, ...], plan: Plan, torch: str) -> list[str]:
@@ -215,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     params = scale.large_params(plan.large_layers)
     rows = opening_figures(reports.opening, reports.bench)
     rows += figures(plan.quick, reports.bench, reports.scale, reports.lsp, reports.costs, params)
+    rows += compile_figures(reports)
     facts = machine(start_load, end_load, plan, reports.bench.torch)
     raw = raw_tables(plan, reports)
     table = markdown_table(rows)
@@ -258,6 +284,7 @@ def write(
             "lsp": asdict(reports.lsp),
             "scale": asdict(reports.scale),
             "allfailures": [asdict(cost) for cost in reports.costs],
+            "compile": asdict(reports.compiled) if reports.compiled else None,
             "opening": asdict(reports.opening),
             "breakdown": reports.breakdown,
         },

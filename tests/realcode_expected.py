@@ -118,12 +118,12 @@ def score(result: FileResult, export: Export, mode: str) -> Score:
 
 def case_files(case: str, slow: bool = False) -> list[str]:
     """Every Python file of a case, as `exportlens check <case folder>` takes them (the scripts of
-    slow exports only if `slow`)."""
+    slow exports only if `slow`; no `compile_` script: tests/compile/test_compile_realcode.py's)."""
     wanted = {script for name, script in scripts(slow) if name == case}
     return [
         str(p)
         for p in sorted((CORPUS / case).rglob("*.py"))
-        if not p.name.startswith("export_") or str(p.relative_to(CORPUS / case)) in wanted
+        if not p.name.startswith(("export_", "compile_")) or str(p.relative_to(CORPUS / case)) in wanted
     ]
 
 
@@ -769,7 +769,7 @@ def model_files() -> list[tuple[str, str]]:
     return [
         (path.relative_to(CORPUS).parts[0], str(path.relative_to(CORPUS / path.relative_to(CORPUS).parts[0])))
         for path in sorted(CORPUS.rglob("*.py"))
-        if not path.name.startswith("export_") and path.name != "__init__.py"
+        if not path.name.startswith(("export_", "compile_")) and path.name != "__init__.py"
     ]
 
 

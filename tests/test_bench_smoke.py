@@ -52,6 +52,7 @@ EXPECTED = [
     ("6", "re-check after editing one module"),
     ("6", "modules re-exported by that edit"),
     ("6", "cores used"),
+    ("31", "compile check, MLP"),
 ]
 
 

@@ -37,6 +37,11 @@ SUITES: dict[str, list[str]] = {
         "tests/realcode/test_realcode_*.py",
     ],
     "fixes": ["tests/fixes/test_*.py"],
+    "compile": [
+        "tests/compile/test_*.py",
+        "tests/cli/test_cli_compile.py",
+        "tests/lsp/test_compile_server.py",
+    ],
 }
 SLOW = {
     "tests/realcode/test_realcode_corpus.py",

@@ -221,6 +221,8 @@ export interface ServerSettings {
   ignore: string[];
   /** A code's severity instead of its own ("off": not reported). */
   severity: Record<string, 'error' | 'warning' | 'information' | 'hint' | 'off'>;
+  /** Which modules get a compile check (docs/compile.md). */
+  compile: 'auto' | 'all' | 'off';
   /** The settings the user set (VS Code's inspect()): they beat pyproject.toml's. */
   explicit?: string[];
 }

@@ -15,6 +15,8 @@ export type Device = ServerSettings['device'];
 export const DEVICES: readonly Device[] = ['fake', 'real', 'cpu'];
 export type Target = 'export' | 'core-aten' | 'onnx' | 'aoti';
 export const TARGETS: readonly Target[] = ['export', 'core-aten', 'onnx', 'aoti'];
+export type CompileChoice = 'auto' | 'all' | 'off';
+export const COMPILE_CHOICES: readonly CompileChoice[] = ['auto', 'all', 'off'];
 export type Level = 'error' | 'warning' | 'information' | 'hint' | 'off';
 export const LEVELS: readonly Level[] = ['error', 'warning', 'information', 'hint', 'off'];
 
@@ -34,6 +36,7 @@ export interface ClientSettings {
   exclude: string[];
   ignore: string[];
   severity: Record<string, Level>;
+  compile: CompileChoice;
 }
 
 export const DEFAULTS: ClientSettings = {
@@ -51,6 +54,7 @@ export const DEFAULTS: ClientSettings = {
   exclude: [],
   ignore: [],
   severity: {},
+  compile: 'auto',
 };
 
 /** Settings whose change needs a new server process (the others apply live). */
@@ -113,6 +117,7 @@ export function readClientSettings(get: SettingReader): ClientSettings {
     exclude: strings(get('exclude')),
     ignore: strings(get('ignore')),
     severity: levels(get('severity')),
+    compile: oneOf(get('compile'), COMPILE_CHOICES, DEFAULTS.compile),
   };
 }
 
@@ -140,6 +145,7 @@ export function toServerSettings(settings: ClientSettings, context: ServerContex
     exclude: settings.exclude,
     ignore: settings.ignore,
     severity: settings.severity,
+    compile: settings.compile,
   };
 }
 

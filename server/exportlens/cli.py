@@ -19,7 +19,7 @@ from .check.sites import SiteIndex
 from .codes import registered
 from .config.files import walk
 from .config.project import Project, project_of
-from .config.settings import Settings
+from .config.settings import COMPILE_CHOICES, Settings
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
@@ -87,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
         " aoti (compiles C++: slow); default: export only (docs/targets.md)",
     )
     check.add_argument(
+        "--compile",
+        choices=COMPILE_CHOICES,
+        default=None,
+        help="which modules get a compile check (torch.compile's graph breaks and recompiles): those the"
+        " code compiles (auto, the default), every module (all), none (off); docs/compile.md",
+    )
+    check.add_argument(
         "--python",
         default=None,
         metavar="EXE",
@@ -148,6 +155,7 @@ def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
         "memory_limit_mb": args.memory_limit,
         "meta_above_mb": args.meta_above,
         "device": args.device,
+        "compile": args.compile,
         "python": args.python,
         "targets": targets(args) if args.target is not None else None,
         "exclude": tuple(args.exclude) if args.exclude is not None else None,
@@ -187,6 +195,7 @@ def check_options(settings: Settings) -> CheckOptions:
         all_failures=settings.all_failures,
         meta_above_mb=settings.meta_above_mb or None,
         device=settings.device,
+        compile=settings.compile,
         targets=tuple(dict.fromkeys(("export", *settings.targets))),  # export first: always run
         on_demand=True,  # `--target aoti` was asked for: it runs (a C++ compile per module)
     )

@@ -14,7 +14,7 @@ from .codes import registered
 from .worker.records import ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
-InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "none"]
+InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "compile-call", "none"]
 Status = Literal["exported", "failed", "skipped", "crashed", "timeout", "cancelled"]
 Mode = Literal["non-strict", "strict", "both"]
 
@@ -115,6 +115,8 @@ class ModuleResult:
     targets: list[dict[str, Any]] = field(default_factory=list)
     # The class the job exported and the workspace classes in it (covered.py); None: not known.
     tree: ModuleTree | None = None
+    # A compile check's counts (graphs, breaks, recompiles, fullgraph); None: an export check.
+    compiled: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -130,6 +132,8 @@ class ModuleResult:
             out["targets"] = self.targets
         if self.tree is not None:
             out["class"] = self.tree["root"]["class"]
+        if self.compiled is not None:
+            out["compile"] = self.compiled
         return out
 
 

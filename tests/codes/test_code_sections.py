@@ -42,6 +42,7 @@ def test_the_docs_a_finding_can_reach_are_those_codes_md_links_to() -> None:
     reached = sections.linked_docs(docs / "codes.md")
     assert [p.name for p in reached] == [
         "codes.md",
+        "compile.md",
         "configuration.md",
         "devices.md",
         "targets.md",

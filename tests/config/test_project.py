@@ -28,7 +28,9 @@ severity = { side-effect-baked = "information", train-mode-dropout = "off" }
 
 
 def test_every_key_of_the_declaration_is_read(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text(PROJECT.replace(', train-mode-dropout = "off"', ""))
+    (tmp_path / "pyproject.toml").write_text(
+        PROJECT.replace(', train-mode-dropout = "off"', "") + 'compile = "off"\n'
+    )
     project = project_of(str(tmp_path / "pkg" / "model.py"))
     assert project.errors == ()
     settings = project.settings(Settings())
@@ -37,10 +39,11 @@ def test_every_key_of_the_declaration_is_read(tmp_path: Path) -> None:
     assert settings.device == "cpu" and settings.all_failures is False and settings.meta_above_mb == 0.0
     assert settings.exclude == ("generated/**",) and settings.ignore == ("exported-in-training-mode",)
     assert settings.severity == (("side-effect-baked", "information"),)
+    assert settings.compile == "off"
     assert settings.results_key() != Settings().results_key(), "the configuration is in the results key"
     assert {s.toml for s in SPECS if s.toml} == {
         "mode", "targets", "timeout", "memory-limit", "device", "all-failures", "meta-above", "exclude",
-        "severity", "ignore",
+        "severity", "ignore", "compile",
     }  # fmt: skip
 
 

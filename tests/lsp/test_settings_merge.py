@@ -51,6 +51,7 @@ def test_defaults_are_the_declared_ones() -> None:
         "exclude": [],
         "ignore": [],
         "severity": {},
+        "compile": "auto",
     }
 
 

@@ -83,6 +83,7 @@ INPUTS: dict[str, protocol.InputsSpec] = {
     "export-call": {"kind": "export-call", "call": [12, 4], "prelude": [[10, 4], [11, 4]], "line": 11},
     "example-inputs": {"kind": "example-inputs", "class": "Net", "method": "example_inputs"},
     "inferred": {"kind": "inferred", "class": "Net", "expr": "(torch.randn(2, 16),)"},
+    "compile-call": {"kind": "compile-call", "call": [19, 6], "prelude": [[18, 4]]},
     "recorded": {
         "kind": "recorded",
         "class": "Attention",
@@ -180,6 +181,32 @@ ANSWERS: list[protocol.JobAnswer] = [
         "status": "exported",
         "summary": SUMMARY,
         "tree": {"root": {"class": "GPT2Model", "file": None}, "parts": []},
+    },
+    {  # a compile check (worker/compiled.py): its graphs, breaks and recompiles
+        "status": "exported",
+        "strict": True,
+        "compile": {
+            "fullgraph": False,
+            "graphs": 3,
+            "breaks": [
+                {
+                    "message": "Failed to trace builtin operator ...",
+                    "frames": [{"path": "/w/net.py", "line": 12, "name": "forward"}],
+                    "gb_type": "Failed to trace builtin operator",
+                    "gb_id": "gb0059",
+                    "explanation": "Dynamo does not know how to trace builtin operator `print`",
+                    "hints": ["Avoid calling builtin `print`"],
+                }
+            ],
+            "recompiles": [
+                {
+                    "reason": "0/1: tensor 'x' size mismatch at index 0. expected 3, actual 4",
+                    "dim": "shape[0]",
+                    "sizes": [2, 3, 4],
+                    "frames": [{"path": "/w/net.py", "line": 13, "name": "forward"}],
+                }
+            ],
+        },
     },
 ]
 TO_WORKER: list[protocol.ToWorker] = [

@@ -25,6 +25,7 @@ test('valid values are read as they are', () => {
       exclude: ['generated/**', 3],
       ignore: ['input-mutated'],
       severity: { 'side-effect-baked': 'information', 'input-mutated': 'loud' },
+      compile: 'all',
     }),
   );
   assert.deepEqual(settings, {
@@ -42,6 +43,7 @@ test('valid values are read as they are', () => {
     exclude: ['generated/**'],
     ignore: ['input-mutated'],
     severity: { 'side-effect-baked': 'information' },
+    compile: 'all',
   } satisfies ClientSettings);
 });
 
@@ -87,12 +89,13 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
     exclude: [],
     ignore: [],
     severity: {},
+    compile: 'auto',
   });
   assert.equal(toServerSettings({ ...DEFAULTS, mode: 'both' }, { python: null, trusted: true }).mode, 'both');
 });
 
 test('every server setting name is one the server knows (config/settings.py SPECS)', () => {
-  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity'];
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity', 'compile'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);
   }

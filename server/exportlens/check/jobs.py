@@ -30,6 +30,7 @@ class CheckOptions:
     # Jobs of different purposes never supersede each other (engine/jobs.py): another file's check
     # run for a document (check/elsewhere.py) must not cancel that file's own, nor be cancelled by it.
     purpose: str = "check"
+    compile: str = "auto"  # exportlens.compile: which modules get a compile check (compiled.py)
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -65,6 +66,7 @@ def make_job(
         targets=lowered,
         parts_from=tuple(parts_from),
         purpose=options.purpose,
+        compile=target.compile,
     )
 
 

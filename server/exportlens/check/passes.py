@@ -16,6 +16,7 @@ from typing import Any, cast
 from ..config.settings import Settings
 from ..diagnosis import DiagnosisContext, diagnose
 from ..diagnosis.baked.confirm import baked_findings
+from ..diagnosis.compiled import compile_findings
 from ..diagnosis.targets import target_findings
 from ..discovery import Target
 from ..document import Document
@@ -42,6 +43,9 @@ class ModuleRuns:
 
 def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
     """What one job's outcome says, before any pass."""
+    if compiled := outcome.raw.get("compile"):  # a compile check (worker/compiled.py)
+        report = cast("dict[str, Any]", compiled)
+        return compile_findings(report, ctx, bool(report.get("fullgraph")))
     if outcome.status == "failed" and outcome.failure is not None:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:

@@ -19,6 +19,7 @@ from ..discovery import REAL_INPUTS, Target
 from ..document import Document
 from ..engine import Engine, JobOutcome
 from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
+from .compiled import with_compile_checks
 from .covered import Coverage, exported_as, exported_class, held_back, tree_of, unresolved, with_exporters
 from .guessed import soften_guessed
 from .jobs import MODES, CheckOptions, make_job, tracers
@@ -79,6 +80,7 @@ async def check_document(
     targets = [t for t in found.targets if only is None or t.name in only]
     targets = with_parents(targets, found.targets)  # a part's inputs are recorded by its parent
     targets = with_exporters(targets, found.targets)  # they tell which classes they cover
+    targets = with_compile_checks(targets, options.compile)  # exportlens.compile (compiled.py)
     jobs = [
         (target, strict)
         for target in targets
@@ -181,6 +183,8 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
     tracer = mode or "non-strict"
     if outcome is not None and mode in (None, "both"):
         tracer = "strict" if outcome.strict else "non-strict"
+    if target.compile is not None:
+        tracer = "compile"
     summary = outcome.summary if outcome else None
     return ModuleResult(
         name=target.name,
@@ -194,7 +198,21 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         timings=outcome.timings if outcome else {},
         targets=target_facts(outcome),
         tree=tree_of(outcome),
+        compiled=compile_counts(outcome),
     )
+
+
+def compile_counts(outcome: JobOutcome | None) -> dict[str, Any] | None:
+    """A compile check's graphs, breaks and recompiles (the lens, JSON, the cache); None: an export."""
+    report = cast("dict[str, Any] | None", outcome.raw.get("compile")) if outcome is not None else None
+    if report is None:
+        return None
+    return {
+        "graphs": report.get("graphs", 0),
+        "breaks": len(report.get("breaks") or []),
+        "recompiles": len(report.get("recompiles") or []),
+        "fullgraph": bool(report.get("fullgraph")),
+    }
 
 
 def target_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ a finding's documentation link (torch's graph-break page, else the code's docs/c
 
 from __future__ import annotations
 
-from . import baked, outcomes, refusals, targets
+from . import baked, compiled, outcomes, refusals, targets
 from .model import Code
 from .outcomes import FIX_ONLY
 from .sections import docs_file
@@ -27,7 +27,7 @@ def _merged(*tables: dict[str, Code]) -> dict[str, Code]:
     return merged
 
 
-CODES = _merged(refusals.CODES, outcomes.CODES, baked.CODES, targets.CODES)
+CODES = _merged(refusals.CODES, outcomes.CODES, baked.CODES, targets.CODES, compiled.CODES)
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 
 

@@ -27,6 +27,7 @@ from ..targets import TARGETS
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
 DEVICES = ("fake", "real", "cpu")  # worker/devices.py
+COMPILE_CHOICES = ("auto", "all", "off")  # check/compiled.py: which modules get a compile check
 LEVELS = ("error", "warning", "information", "hint", "off")  # a code's configured severity
 # VS Code settings that are the client's alone (vscode-languageclient's LSP trace).
 CLIENT_ONLY = ("trace.server",)
@@ -320,6 +321,23 @@ class Settings:
                 'A code\'s severity instead of its own: `{"exported-in-training-mode": "off", '
                 '"side-effect-baked": "information"}`.',
                 default={},
+            ),
+        ),
+    )
+
+    compile: Literal["auto", "all", "off"] = _setting(
+        "auto",
+        Spec(
+            "string",
+            '`"auto"`, `"all"`, `"off"`: which modules get a compile check (docs/compile.md)',
+            enum=COMPILE_CHOICES,
+            results=True,
+            cli="--compile",
+            toml="compile",
+            client=Client(
+                "Which modules get a compile check (torch.compile's graph breaks and recompiles, "
+                "docs/compile.md): `auto` (those your code compiles: `torch.compile(model)`, "
+                "`model.compile()`), `all` (every module with inputs, as if compiled), `off` (none)."
             ),
         ),
     )

@@ -28,6 +28,8 @@ class DiagnosisContext:
         """How messages name the module: `Net`, or `Net` (exported as `model`); a second export call of
         a class (`Net@15`, discovery's name) by its line: `Net` (exported as `model` on line 15)."""
         name, _, line = self.module.partition("@")
+        if line == "compile":  # the compile check of a module also exported (check/compiled.py)
+            return f"`{self.exported or name}` (compiled)"
         on_line = f" on line {line}" if line else ""
         if self.exported is None:
             if not line:

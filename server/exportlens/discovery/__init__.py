@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..syntax import dotted, resolve, torch_imports
+from .compile_calls import CompileCall, find_compile_calls
 from .export_calls import ExportCall, find_export_calls, load_stop
 from .infer import infer_inputs
 
@@ -37,6 +38,8 @@ class Target:
     # The export call whose inputs it is checked with (inputs kind "export-call"): its node, so
     # nothing has to find it again by the line and column the worker's spec carries.
     call: ast.Call | None = None
+    # Checked as torch.compile traces it (compile_calls.py, worker/compiled.py), not exported.
+    compile: dict[str, Any] | None = None
 
     @property
     def inputs_kind(self) -> str:
@@ -89,9 +92,11 @@ def discover_document(doc: Document) -> Discovery:
                 # checked, so each needs its own name (jobs with one name supersede each other).
                 name = f"{name}@{call.node.lineno}"
             targets.append(Target(name, None, call.node, spec, call=call.node))
+    compiled = _compiled_targets(find_compile_calls(tree, imports), classes, claimed)
+    targets += compiled
     for name, cls in classes.items():
-        if name in claimed:
-            continue
+        if name in claimed or any(t.class_name == name for t in compiled):
+            continue  # a class only compiled is not judged as an export
         method = next((m for m in EXAMPLE_METHODS if _has_method(cls, m, classes)), None)
         if method:
             spec = {"kind": "example-inputs", "class": name, "method": method}
@@ -122,7 +127,7 @@ def _mark_parts(targets: list[Target]) -> None:
     """Classes built (directly or through others) into a module that has real inputs."""
     by_class = {t.class_name: t for t in targets if t.class_name}
     for parent in targets:
-        if parent.class_name is None or parent.inputs_kind not in REAL_INPUTS:
+        if parent.class_name is None or parent.inputs_kind not in (*REAL_INPUTS, "compile-call"):
             continue
         todo = sorted(parent.uses)
         while todo:
@@ -131,6 +136,36 @@ def _mark_parts(targets: list[Target]) -> None:
                 continue
             child.part_of = parent.name
             todo.extend(sorted(child.uses))
+
+
+def _compiled_targets(
+    calls: list[CompileCall], classes: dict[str, ast.ClassDef], exported: dict[str, frozenset[str]]
+) -> list[Target]:
+    """One target per compiled object: fed its first call, else its class's inputs as for export."""
+    targets: list[Target] = []
+    for call in calls:
+        known = call.class_name if call.class_name in classes else None
+        spec: dict[str, Any]
+        if call.first_call is not None:
+            spec = {
+                "kind": "compile-call",
+                "call": [call.first_call.lineno, call.first_call.col_offset],
+                "prelude": [[s.lineno, s.col_offset] for s in call.prelude],
+            }
+        elif known and (
+            method := next((m for m in EXAMPLE_METHODS if _has_method(classes[known], m, classes)), None)
+        ):
+            spec = {"kind": "example-inputs", "class": known, "method": method}
+        elif known and (expr := infer_inputs(classes[known], {})):
+            spec = {"kind": "inferred", "class": known, "expr": expr}
+        else:
+            spec = {"kind": "none", "class": known or call.name, "why": "forward"}
+        both = known is not None and (known in exported or any(t.class_name == known for t in targets))
+        name = f"{known}@compile" if both else known or _target_name(call.class_name or call.name)
+        node = classes[known] if known and not both else call.node
+        options = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
+        targets.append(Target(name, None if both else known, node, spec, compile=options))
+    return targets
 
 
 def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, ast.ClassDef]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..syntax import child_bodies, contains_export_call, is_export_call
 from .built_class import built_class, statements_before
+from .compile_calls import first_compiled_call
 
 
 @dataclass
@@ -80,6 +81,8 @@ def load_stop(tree: ast.Module, imports: dict[str, str]) -> ast.stmt | None:
     """The first top-level statement that would run an export when imported.
 
     The worker executes the file's top level only up to it: a script-style
-    file must not export (or do anything after exporting) just by loading.
+    file must not export (or do anything after exporting) just by loading, nor call a model it
+    compiles (compile_calls.py).
     """
-    return next((s for s in tree.body if contains_export_call(s, imports)), None)
+    compiled = first_compiled_call(tree, imports)
+    return next((s for s in tree.body if s is compiled or contains_export_call(s, imports)), None)

@@ -33,6 +33,8 @@ class Job:
     targets: list[str] = field(default_factory=list)  # lowerings after a clean export (worker/lowering/)
     # Workspace files whose part classes' inputs the export records (worker/part_inputs.py).
     parts_from: tuple[str, ...] = ()
+    # Traced as torch.compile does, not exported (worker/compiled.py): a protocol.CompileSpec.
+    compile: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
@@ -63,6 +65,8 @@ class Job:
             message["targets"] = list(self.targets)
         if self.parts_from:
             message["parts_from"] = list(self.parts_from)
+        if self.compile is not None:
+            message["compile"] = cast(protocol.CompileSpec, self.compile)
         return message
 
 

@@ -61,6 +61,7 @@ class Snapshot:
             all_failures=self.settings.all_failures,
             meta_above_mb=self.settings.meta_above_mb or None,
             device=self.settings.device,
+            compile=self.settings.compile,
             graph_views=self.graph_views,
             targets=self.settings.targets,
         )

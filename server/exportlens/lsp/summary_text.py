@@ -14,6 +14,8 @@ SHOW_GRAPH = "exportlens.showGraph"  # client-side command: opens the graph text
 
 
 def status_line(entry: ModuleEntry) -> str:
+    if compiled := next((r.compiled for r in entry.results if r.compiled is not None), None):
+        return compile_line(compiled)
     if entry.errors:
         return f"✗ {entry.errors} export issue{'s' if entry.errors != 1 else ''}"
     exported = [r for r in entry.results if r.status == "exported"]
@@ -27,6 +29,15 @@ def status_line(entry: ModuleEntry) -> str:
     if any(r.status == "skipped" for r in entry.results) and entry.results:
         return "no example inputs"
     return "✗ " + ", ".join(sorted({r.status for r in entry.results})) if entry.results else "not checked"
+
+
+def compile_line(counts: dict[str, Any]) -> str:
+    """A compile check's lens: `⚡ 3 graphs · 2 breaks` (and recompiles, when a new size recompiles)."""
+    graphs, breaks = int(counts.get("graphs") or 0), int(counts.get("breaks") or 0)
+    text = f"⚡ {graphs} graph{'s' * (graphs != 1)} · {breaks} break{'s' * (breaks != 1)}"
+    if recompiles := int(counts.get("recompiles") or 0):
+        text += f" · recompiles on new sizes ({recompiles})"
+    return text
 
 
 def signature(graph: dict[str, Any]) -> list[str]:

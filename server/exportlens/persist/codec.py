@@ -52,4 +52,5 @@ def result_from(raw: dict[str, Any]) -> ModuleResult:
         timings=raw.get("timings", {}),
         targets=raw.get("targets", []),
         tree=raw.get("tree"),
+        compiled=raw.get("compile"),
     )

@@ -31,10 +31,12 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
                 lines.append(f"    {place(rel.path, rel.range, cwd)}: note: {rel.message}")
         for module in result.modules:
             key = "exported" if module.status == "exported" else "failed"
-            counts[key] += module.status != "skipped"
+            key = "compiled" if module.compiled is not None else key  # a compile check (docs/compile.md)
+            counts[key] = counts.get(key, 0) + (module.status != "skipped")
     errors = sum(d.severity == "error" for r in results for d in r.diagnostics)
+    compiled = f", {counts['compiled']} compile check(s)" if counts.get("compiled") else ""
     lines.append(
         f"{len(results)} file(s): {counts['exported']} module export(s) succeeded, "
-        f"{counts['failed']} failed; {errors} error(s)"
+        f"{counts['failed']} failed{compiled}; {errors} error(s)"
     )
     return "\n".join(lines) + "\n"

@@ -92,6 +92,7 @@ def execute(
     import torch
 
     from . import layer_sites
+    from .compiled import without_compile
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
     from .inputs import Attempt
@@ -102,6 +103,7 @@ def execute(
     from .sizing import build_sized
     from .summary import summarize
 
+    without_compile()  # loading a file never compiles, for a proof too: a compile check traces it
     if job["verify"]:  # a quick-fix's proof (fixes/, lsp/code_actions.py)
         from .verify import verify
 
@@ -155,6 +157,8 @@ def execute(
             }
         stage = "export"
         reports.doing("export", strict)
+        if compiled := job.get("compile"):
+            return _compile_answer(attempt, compiled, budget, timings, tick, exported)
         with warnings.catch_warnings(record=True) as caught, exporting(placement), budget.measure():
             warnings.simplefilter("always")
             program = torch.export.export(
@@ -232,6 +236,25 @@ def execute(
         if parts:
             failed["parts"] = parts
         return failed
+
+
+def _compile_answer(
+    attempt: Any,
+    spec: protocol.CompileSpec,
+    budget: Budget,
+    timings: dict[str, float],
+    tick: Any,
+    exported: ModuleTree | None,
+) -> protocol.JobAnswer:
+    """A compile check's answer: "exported" says it ran to its end; what it found is `compile`."""
+    from .compiled import compile_check
+
+    report = compile_check(attempt, spec, budget)
+    tick("compile")
+    answer: protocol.JobAnswer = {"status": "exported", "strict": True, "timings": timings, "compile": report}
+    if exported is not None:
+        answer["tree"] = exported
+    return answer
 
 
 def _tree(job: protocol.JobMessage, module: Any) -> ModuleTree | None:

@@ -18,14 +18,15 @@ import functools
 import json
 import os
 import re
+from typing import Any
 
 _LINK = re.compile(r"/gb/(gb\d+)\.html")
 CHAIN_DEPTH = 6
 
 
 @functools.lru_cache(maxsize=1)
-def registry() -> dict[str, list[str]]:
-    """gb id ("gb0007") -> the gb_types the running torch registers under it; {} if none shipped."""
+def entries() -> dict[str, list[dict[str, Any]]]:
+    """gb id ("gb0007") -> the running torch's registry entries (type, explanation, hints); {} if none."""
     try:
         import torch._dynamo
 
@@ -35,10 +36,16 @@ def registry() -> dict[str, list[str]]:
     except (ImportError, OSError, ValueError):
         return {}
     return {
-        key.lower(): [str(entry.get("Gb_type", "")) for entry in entries if isinstance(entry, dict)]
-        for key, entries in raw.items()
-        if isinstance(entries, list)
+        key.lower(): [entry for entry in listed if isinstance(entry, dict)]
+        for key, listed in raw.items()
+        if isinstance(listed, list)
     }
+
+
+@functools.lru_cache(maxsize=1)
+def registry() -> dict[str, list[str]]:
+    """gb id ("gb0007") -> the gb_types the running torch registers under it; {} if none shipped."""
+    return {key: [str(entry.get("Gb_type", "")) for entry in listed] for key, listed in entries().items()}
 
 
 @functools.lru_cache(maxsize=1)
@@ -48,6 +55,11 @@ def _ids_by_type() -> dict[str, str]:
         for gb_type in types:
             found.setdefault(gb_type, gb_id)
     return found
+
+
+def id_of(gb_type: str) -> str | None:
+    """The registry id of a graph-break type, as the running torch names it; None if unknown."""
+    return _ids_by_type().get(gb_type)
 
 
 def causes(exc: BaseException, depth: int = CHAIN_DEPTH) -> list[BaseException]:

@@ -6,6 +6,8 @@ Four sources, decided statically by the engine's discovery:
   evaluate the call's arguments -- never the call itself, nothing after it.
 - "example-inputs": `Cls().example_inputs()` (or `get_example_inputs`).
 - "inferred": `Cls()` with an input expression built from its first layer.
+- "compile-call": the first call of an object the file compiles (`out = model(x)`): the object
+  and the call's arguments, evaluated where loading stopped (before that statement).
 - "recorded": a part of a module with real inputs (built from `parent`, one of the above), fed
   random tensors like those it received there (part_inputs.py).
 """
@@ -20,7 +22,7 @@ from typing import Any
 
 import torch
 
-from .protocol import ExportCallInputs, InputsSpec
+from .protocol import CompileCallInputs, ExportCallInputs, InputsSpec
 
 
 @dataclass
@@ -48,6 +50,8 @@ def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module
     namespace = user_module.__dict__
     if spec["kind"] == "export-call":
         return _from_export_call(spec, dict(namespace), path, tree)
+    if spec["kind"] == "compile-call":
+        return _from_compiled_call(spec, dict(namespace), path, tree)
     if spec["kind"] == "recorded":
         from .part_inputs import part_attempt
 
@@ -116,3 +120,24 @@ def _from_export_call(
         value(keywords["dynamic_shapes"]) if "dynamic_shapes" in keywords else None,
         bool(value(keywords["strict"])) if "strict" in keywords else None,
     )
+
+
+def _from_compiled_call(
+    spec: CompileCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
+) -> Attempt:
+    call: ast.Call = _find(tree, ast.Call, *spec["call"])
+    prelude = [_find(tree, ast.stmt, line, col) for line, col in spec.get("prelude", [])]
+    if prelude:
+        exec(compile(ast.Module(body=prelude, type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+
+    def value(node: ast.expr) -> Any:
+        return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307
+
+    args: list[Any] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            args.extend(value(arg.value))
+        else:
+            args.append(value(arg))
+    kwargs = {k.arg: value(k.value) for k in call.keywords if k.arg}
+    return Attempt(value(call.func), tuple(args), kwargs)

@@ -24,6 +24,7 @@ import json
 import os
 from typing import Any, Literal, TypedDict, cast
 
+from .compile_records import CompileReport
 from .records import (  # the payloads a job reports
     ExportSummary,
     FailureRecord,
@@ -80,6 +81,21 @@ class ExportCallInputs(TypedDict):
     line: int  # 0-based line of the call
 
 
+class CompileCallInputs(TypedDict):
+    """The first call of an object the file compiles (`out = model(x)`): the object and its arguments."""
+
+    kind: Literal["compile-call"]
+    call: list[int]  # [line, col] of the call
+    prelude: list[list[int]]  # [line, col] of each statement run before it (a `__main__` block's)
+
+
+class CompileSpec(TypedDict):
+    """The module is checked as `torch.compile` traces it (worker/compiled.py), not exported."""
+
+    fullgraph: bool  # the call says `fullgraph=True`: a graph break is an error
+    dynamic: bool | None  # the call's `dynamic=`; None: not said (automatic dynamic shapes)
+
+
 ExampleInputs = TypedDict(  # `Cls().example_inputs()` ("class" is a keyword: functional form)
     "ExampleInputs", {"kind": Literal["example-inputs"], "class": str, "method": str}
 )
@@ -104,7 +120,9 @@ class RecordedInputs(_RecordedRequired, total=False):
     meta: bool  # the parent was built on the meta device (sizing.py): built there again
 
 
-InputsSpec = ExportCallInputs | ExampleInputs | InferredInputs | RecordedInputs  # keyed on "kind"
+InputsSpec = (  # keyed on "kind"
+    ExportCallInputs | ExampleInputs | InferredInputs | RecordedInputs | CompileCallInputs
+)
 TargetSpec = TypedDict("TargetSpec", {"name": str, "class": str | None, "inputs": InputsSpec})
 
 
@@ -159,6 +177,7 @@ class JobMessage(_JobRequired, total=False):
     targets: list[str]  # lowerings after a clean export (worker/lowering/); absent: export only
     parts_from: list[str]  # files whose classes' inputs are recorded (part_inputs.py); absent: none
     graph: bool  # the summary carries the graph panel's view (records.GraphView); absent: not
+    compile: CompileSpec  # traced as torch.compile does (worker/compiled.py); absent: exported
 
 
 # -- the answer -----------------------------------------------------------------------------
@@ -202,6 +221,7 @@ class JobAnswer(_AnswerRequired, total=False):
     worker_died: bool  # crashed because the worker itself went away
     output: str  # what the job printed (its start)
     output_dropped: int
+    compile: CompileReport  # a compile check's graphs, breaks and recompiles (worker/compiled.py)
 
 
 class JobOp(TypedDict):

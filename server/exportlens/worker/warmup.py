@@ -132,6 +132,8 @@ def prepare_for_forking() -> None:
     from . import (  # noqa: F401
         allfailures,
         child,
+        compile_breaks,
+        compiled,
         eager,
         failure,
         gpu_path,

@@ -1,0 +1,44 @@
+"""Codes of a compile check (issue 31): what `torch.compile` meets in a module the workspace compiles.
+
+Made from the child's compile report (`worker/compiled.py`), placed by `diagnosis/compiled.py`;
+each message says it is torch.compile's ("torch.compile: ..."), never an export's.
+"""
+
+from __future__ import annotations
+
+from .model import Code, _c
+
+COMPILE_DOCS = "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html"
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        _c(
+            "compile-graph-break",
+            "torch.compile splits the graph here: this line runs in Python between two compiled graphs "
+            "(the program still runs, slower)",
+            "follow torch's hint in the message: keep the line off the compiled path, or rewrite it",
+            severity="warning",
+            refusal=False,
+            tracer=None,
+            library=True,
+        ),
+        _c(
+            "compile-graph-break-fullgraph",
+            "a graph break in a module compiled with `fullgraph=True`: torch.compile raises here",
+            "follow torch's hint in the message, or drop `fullgraph=True` to let the graph break",
+            tracer=None,
+            library=True,
+        ),
+        _c(
+            "compile-recompile",
+            "torch.compile compiles the module again for each new size of this input: the code pins the "
+            "size to a constant, so every new batch recompiles (until the recompile limit, then eager)",
+            "avoid specialising on the size here (keep it a tensor op, not a Python int), or mark it "
+            "dynamic: `torch._dynamo.mark_dynamic(x, 0)` / `torch.compile(..., dynamic=True)`",
+            severity="warning",
+            refusal=False,
+            tracer=None,
+        ),
+    )
+}

@@ -1,0 +1,116 @@
+"""A compile check's report (worker/compiled.py) -> findings on the user's lines (docs/compile.md).
+
+Each graph break lands on the innermost workspace frame of dynamo's stack at the break, the outer
+user frames and the library frame inside it as related locations, worded with torch's own type,
+explanation and hints (read from the user's torch: its message, else its graph-break registry) and
+linked to torch's page for its id. A recompile lands where the shape guard that pinned the size
+was added, else on the module. Every message starts "torch.compile": a module both exported and
+compiled gets both checks' findings, each saying whose it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..codes import registered, url_for
+from ..findings import Finding, Range, Related
+from .context import DiagnosisContext
+from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
+
+BREAK = "compile-graph-break"
+FULLGRAPH = "compile-graph-break-fullgraph"
+RECOMPILE = "compile-recompile"
+
+
+def compile_findings(report: dict[str, Any], ctx: DiagnosisContext, fullgraph: bool) -> list[Finding]:
+    sources = Sources(ctx)
+    code = FULLGRAPH if fullgraph else BREAK
+    findings = [_break(raw, code, ctx, sources) for raw in report.get("breaks") or []]
+    findings += [_recompile(raw, ctx, sources) for raw in report.get("recompiles") or []]
+    return findings
+
+
+def _break(raw: dict[str, Any], code: str, ctx: DiagnosisContext, sources: Sources) -> Finding:
+    gb_type = str(raw.get("gb_type") or "graph break")
+    message = f"torch.compile: graph break in {ctx.label}: {gb_type}."
+    if explanation := raw.get("explanation"):
+        message += f" {explanation}"
+    else:
+        message += f" {str(raw.get('message', '')).strip().splitlines()[0] if raw.get('message') else ''}"
+    if code == FULLGRAPH:
+        message += " With `fullgraph=True` torch.compile raises here."
+    hints = [str(h) for h in raw.get("hints") or [] if "report an issue" not in str(h).lower()]
+    if hints:
+        message += " Hint: " + " ".join(hints)
+    frames = list(raw.get("frames") or [])
+    user = workspace_frames(frames, ctx)
+    gb_id = raw.get("gb_id")
+    fix = {"gb_type": gb_type, "gb_id": gb_id, "compile": True}
+    if not user:
+        return _finding(code, message.strip(), ctx, (ctx.path, ctx.anchor), [], url_for(code, gb_id), fix)
+    places = [sources.place(f) for f in user]
+    related = related_chain(places, places[-1], ctx)
+    library = library_frame(frames, ctx)
+    if library is not None:
+        where = sources.place(library)
+        related.append(Related(where.path, where.range, f"inside `{short_path(where.path)}`"))
+    where_ = (places[-1].path, places[-1].range)
+    return _finding(code, message.strip(), ctx, where_, related, url_for(code, gb_id), fix)
+
+
+def _recompile(raw: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Finding:
+    sizes = ", ".join(str(s) for s in raw.get("sizes") or [])
+    message = (
+        f"torch.compile: {ctx.label} recompiles for each new {_dim_name(raw.get('dim'))} (called with sizes "
+        f"{sizes}): "
+        f"torch's guard failed: {raw.get('reason', '')}. "
+    )
+    frames = [_resolved(f, ctx) for f in raw.get("frames") or []]
+    user = workspace_frames(frames, ctx)
+    if user:
+        message += "This line pins the size to a constant. "
+    message += (
+        "Keep the size symbolic here (a tensor op rather than a Python int or loop), or mark it dynamic: "
+        f"`torch._dynamo.mark_dynamic(x, {1 if raw.get('dim') == 'shape[1]' else 0})` before the call, or "
+        "`torch.compile(..., dynamic=True)`."
+    )
+    fix = {"compile": True, "reason": raw.get("reason"), "dim": raw.get("dim")}
+    if not user:
+        return _finding(RECOMPILE, message, ctx, (ctx.path, ctx.anchor), [], url_for(RECOMPILE), fix)
+    place = sources.place(user[-1])
+    return _finding(RECOMPILE, message, ctx, (place.path, place.range), [], url_for(RECOMPILE), fix)
+
+
+def _dim_name(dim: Any) -> str:
+    return "sequence length" if dim == "shape[1]" else "batch size"
+
+
+def _resolved(frame: dict[str, Any], ctx: DiagnosisContext) -> dict[str, Any]:
+    """torch shortens a guard's path (`mp/c31/net.py`): the checked file's, when it ends so."""
+    path = str(frame.get("path", ""))
+    if path and path != ctx.path and ctx.path.endswith(path):
+        return {**frame, "path": ctx.path}
+    return frame
+
+
+def _finding(
+    code: str,
+    message: str,
+    ctx: DiagnosisContext,
+    where: tuple[str, Range],
+    related: list[Related],
+    url: str | None,
+    fix: dict[str, Any],
+) -> Finding:
+    return Finding(
+        path=where[0],
+        range=where[1],
+        severity=registered(code).severity,
+        code=code,
+        message=message,
+        module=ctx.module,
+        mode="compile",
+        related=related,
+        url=url,
+        fix=fix,
+    )

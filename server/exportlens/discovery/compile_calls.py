@@ -1,0 +1,150 @@
+"""Find what a file compiles: `torch.compile(model)`, `torch.compile(Net())`, `model.compile()`,
+a method under `@torch.compile`.
+
+Each compiled object bound to a top-level name is followed to its first top-level call
+(`out = model(torch.randn(2, 8))`): the inputs a user's first batch gives it. Loading the file
+stops before that statement (`first_compiled_call`), so loading never runs the compiled model.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..syntax import contains_export_call, dotted, resolve
+from .built_class import built_class, statements_before
+
+COMPILE_FUNCTIONS = {"torch.compile", "torch.compiler.compile"}
+
+
+@dataclass
+class CompileCall:
+    name: str  # the top-level name bound to the compiled object
+    node: ast.AST  # the compile call (`torch.compile(...)` / `model.compile(...)`)
+    class_name: str | None  # the class it compiles, when known
+    fullgraph: bool  # `fullgraph=True`: a graph break is an error
+    dynamic: bool | None  # `dynamic=`: True / False, None when not said
+    first_call: ast.Call | None  # the first call of the compiled object at the top level
+    # Statements run before evaluating that call: those of its `if __name__ == "__main__":` block
+    prelude: list[ast.stmt] = field(default_factory=list)
+
+
+def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
+    return isinstance(node, ast.Call) and resolve(dotted(node.func), imports) in COMPILE_FUNCTIONS
+
+
+def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    return _compiled_objects(tree, imports) + _compiled_methods(tree, imports)
+
+
+def _compiled_methods(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    """Classes with a method under `@torch.compile` (or `@torch.compile(...)`): compiled as modules,
+    fed the first call of an instance the file builds at the top level (`model = Net()`, `model(x)`)."""
+    found: list[CompileCall] = []
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for method in (n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            decorator = next((d for d in method.decorator_list if _is_compile(d, imports)), None)
+            if decorator is None:
+                continue
+            options = decorator if isinstance(decorator, ast.Call) else ast.Call(decorator, [], [])
+            first = _first_instance_call(tree, cls.name)
+            fullgraph, dynamic = _flag(options, "fullgraph") is True, _flag(options, "dynamic")
+            found.append(CompileCall(cls.name, decorator, cls.name, fullgraph, dynamic, first))
+            break
+    return found
+
+
+def _is_compile(decorator: ast.expr, imports: dict[str, str]) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return resolve(dotted(target), imports) in COMPILE_FUNCTIONS
+
+
+def _first_instance_call(tree: ast.Module, class_name: str) -> ast.Call | None:
+    """`model = Net(...)` at the top level, then the first call `model(...)` after it."""
+    for index, stmt in enumerate(tree.body):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and dotted(stmt.value.func) == class_name
+        ):
+            return _first_call(tree.body[index + 1 :], stmt.targets[0].id)
+    return None
+
+
+def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    """Bindings at the top level, and in the body of a top-level `if` (`if __name__ == "__main__":`),
+    whose statements before the first call are its prelude (they do not run when the file loads)."""
+    found: list[CompileCall] = []
+    blocks = [(tree.body, False)] + [(s.body, True) for s in tree.body if isinstance(s, ast.If)]
+    for block, nested in blocks:
+        for index, stmt in enumerate(block):
+            bound = _compiled_binding(stmt, imports)
+            if bound is None:
+                continue
+            name, call, module_expr = bound
+            scopes = [tree.body, block] if nested else [tree.body]
+            before = statements_before(scopes, call)
+            class_name = built_class(module_expr, before, tree) if module_expr is not None else None
+            first = _first_call(block[index + 1 :], name)
+            fullgraph, dynamic = _flag(call, "fullgraph") is True, _flag(call, "dynamic")
+            compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first)
+            if nested and first is not None:
+                until = next(i for i, s in enumerate(block) if _holds(s, {first.lineno}))
+                compiled.prelude = [s for s in block[:until] if not contains_export_call(s, imports)]
+            found.append(compiled)
+    return found
+
+
+def first_compiled_call(tree: ast.Module, imports: dict[str, str]) -> ast.stmt | None:
+    """The first top-level statement that calls a compiled object: where loading must stop."""
+    firsts = [c.first_call for c in find_compile_calls(tree, imports) if c.first_call is not None]
+    lines = {call.lineno for call in firsts}
+    return next((s for s in tree.body if s.lineno <= max(lines, default=0) and _holds(s, lines)), None)
+
+
+def _holds(stmt: ast.stmt, lines: set[int]) -> bool:
+    end = getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
+    return any(stmt.lineno <= line <= end for line in lines)
+
+
+def _compiled_binding(
+    stmt: ast.stmt, imports: dict[str, str]
+) -> tuple[str, ast.Call, ast.expr | None] | None:
+    """(name, compile call, what it compiles) of `name = torch.compile(x)` or `name.compile()`."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        value = stmt.value
+        if is_compile_call(value, imports) and isinstance(value, ast.Call):
+            first = (
+                value.args[0]
+                if value.args
+                else next((k.value for k in value.keywords if k.arg == "model"), None)
+            )
+            return stmt.targets[0].id, value, first
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and func.attr == "compile" and isinstance(func.value, ast.Name):
+            if resolve(dotted(func), imports) in COMPILE_FUNCTIONS:
+                return None  # `torch.compile(...)` as a statement: its result is thrown away
+            return func.value.id, stmt.value, func.value
+    return None
+
+
+def _first_call(body: list[ast.stmt], name: str) -> ast.Call | None:
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+                return node
+        if any(isinstance(t, ast.Name) and t.id == name for t in getattr(stmt, "targets", [])):
+            return None  # rebound before it is called
+    return None
+
+
+def _flag(call: ast.Call, keyword: str) -> bool | None:
+    value = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return value.value
+    return None

@@ -1,0 +1,127 @@
+"""Files that compile their model (issue 31), shared by the CLI's and the server's tests.
+
+Each sets Inductor's C++ compiler to one that does not exist: had a check run Inductor (loading the
+file, or tracing it), the fused `relu(h) * 2 + 1` kernel would fail to build and the check would
+say so; it must not.
+"""
+
+from __future__ import annotations
+
+NO_INDUCTOR = """import torch
+import torch._inductor.config
+from torch import nn
+
+torch._inductor.config.cpp.cxx = ("/nonexistent/cxx",)  # Inductor would fail: it must never run
+
+"""
+
+PRINT_AND_BRANCH = (
+    NO_INDUCTOR
+    + """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        print("hidden", h.shape)
+        if h.sum() > 0:
+            return torch.relu(h) * 2 + 1
+        return h - 1
+
+
+model = torch.compile(Net())
+out = model(torch.randn(2, 8))
+"""
+)
+FULLGRAPH = PRINT_AND_BRANCH.replace("torch.compile(Net())", "torch.compile(Net(), fullgraph=True)")
+
+BATCH_PINNED = (
+    NO_INDUCTOR
+    + """
+class PerRow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = torch.relu(self.fc(x)) * 2 + 1
+        rows = [h[i] * (i + 1) for i in range(x.shape[0])]
+        return torch.stack(rows)
+
+
+model = PerRow()
+model.compile()
+y = model(torch.randn(2, 8))
+"""
+)
+
+
+def line_of(text: str, needle: str) -> int:
+    """0-based line of the first line containing `needle`."""
+    return next(i for i, line in enumerate(text.splitlines()) if needle in line)
+
+
+EXPORTED_AND_COMPILED = (
+    NO_INDUCTOR
+    + """
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        if h.sum() > 0:
+            return torch.relu(h) * 2 + 1
+        return h - 1
+
+
+model = Gate()
+fast = torch.compile(model)
+y = fast(torch.randn(2, 8))
+torch.export.export(model, (torch.randn(2, 8),))
+"""
+)
+
+
+DECORATED_FORWARD = (
+    NO_INDUCTOR
+    + """
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    @torch.compile(fullgraph=True)
+    def forward(self, x):
+        h = torch.relu(self.fc(x)) * 2 + 1
+        print("head", h.shape)
+        return h
+
+
+model = Head()
+out = model(torch.randn(2, 8))
+"""
+)
+
+
+SEQUENCE_PINNED = (
+    NO_INDUCTOR
+    + """
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(50, 8)
+
+    def forward(self, tokens):
+        h = torch.relu(self.emb(tokens)) * 2 + 1
+        steps = [h[:, t] * (t + 1) for t in range(tokens.shape[1])]
+        return torch.stack(steps, 1)
+
+
+model = torch.compile(Tagger())
+out = model(torch.randint(0, 50, (2, 6)))
+"""
+)

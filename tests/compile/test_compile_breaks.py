@@ -1,0 +1,45 @@
+"""Where a compile check reads each graph break from (worker/compile_breaks.py), in the worker's torch:
+what dynamo logs for it, and `torch._dynamo.explain` on a torch that logs breaks another way. Both
+give the same breaks, lines, types and registry ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.compile.sources import PRINT_AND_BRANCH, line_of
+from tests.worker_torch import WorkerTorch
+
+SERVER = str(Path(__file__).resolve().parents[2] / "server")
+CHECK = """
+import linecache, sys, types, torch
+sys.path.insert(0, {server!r})
+from exportlens.worker import compiled
+from exportlens.worker.budget import Budget
+linecache.cache["/w/train.py"] = (1, None, {source!r}.splitlines(True), "/w/train.py")
+module = types.ModuleType("train")
+source = {source!r}.split("\\n\\nmodel = ")[0]
+exec(compile(source, "/w/train.py", "exec"), module.__dict__)
+compiled.listening = lambda: {listens}
+
+class Attempt:
+    module, args, kwargs = module.Net(), (torch.randn(2, 8),), {{}}
+
+report = compiled.compile_check(Attempt(), {{"fullgraph": False, "dynamic": None}}, Budget(120.0))
+found = [(b["frames"][-1]["line"], b.get("gb_type"), b.get("gb_id")) for b in report["breaks"]]
+result = [report["graphs"], found, report["recompiles"]]
+"""
+
+
+def test_the_logged_breaks_and_explains_are_the_same(worker_torch: WorkerTorch) -> None:
+    printed, branch = line_of(PRINT_AND_BRANCH, "print(") + 1, line_of(PRINT_AND_BRANCH, "if h.sum()") + 1
+    want = [
+        3,
+        [
+            [printed, "Failed to trace builtin operator", "gb0059"],
+            [branch, "Data-dependent branching", "gb0170"],
+        ],
+        [],
+    ]
+    for listens in (True, False):
+        got = worker_torch.run(CHECK.format(server=SERVER, source=PRINT_AND_BRANCH, listens=listens))
+        assert got == want, listens

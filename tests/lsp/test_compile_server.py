@@ -1,0 +1,46 @@
+"""Compile checks through the real server (issue 31, docs/compile.md): a compiled model's graph
+breaks as warnings on their lines (errors with `fullgraph=True`), its recompiles, the lens."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from tests.compile.sources import BATCH_PINNED, FULLGRAPH, PRINT_AND_BRANCH, line_of
+
+from .conftest import Session
+
+
+async def test_a_compiled_models_breaks_are_warnings_on_their_lines_and_the_lens_counts_them(
+    server: Session,
+) -> None:
+    diagnostics = await server.open("compiled_train.py", PRINT_AND_BRANCH)
+    assert [(d.code, d.range.start.line, d.severity) for d in diagnostics] == [
+        (
+            "compile-graph-break",
+            line_of(PRINT_AND_BRANCH, 'print("hidden"'),
+            types.DiagnosticSeverity.Warning,
+        ),
+        (
+            "compile-graph-break",
+            line_of(PRINT_AND_BRANCH, "if h.sum() > 0:"),
+            types.DiagnosticSeverity.Warning,
+        ),
+    ]
+    assert diagnostics[0].message.startswith("torch.compile: graph break in `Net`: Failed to trace builtin")
+    assert diagnostics[1].code_description is not None
+    assert diagnostics[1].code_description.href.endswith("/gb/gb0170.html")
+    lenses = await server.lenses((server.root / "compiled_train.py").resolve().as_uri())
+    assert lenses[0] == "⚡ 3 graphs · 2 breaks", lenses
+
+
+async def test_fullgraph_makes_the_print_an_error_and_a_pinned_batch_size_recompiles(server: Session) -> None:
+    diagnostics = await server.open("compiled_fullgraph.py", FULLGRAPH)
+    printed = [d for d in diagnostics if d.range.start.line == line_of(FULLGRAPH, 'print("hidden"')]
+    assert [(d.code, d.severity) for d in printed] == [
+        ("compile-graph-break-fullgraph", types.DiagnosticSeverity.Error)
+    ]
+    diagnostics = await server.open("compiled_rows.py", BATCH_PINNED)
+    assert [(d.code, d.range.start.line) for d in diagnostics] == [
+        ("compile-recompile", line_of(BATCH_PINNED, "for i in range(x.shape[0])"))
+    ]
+    assert "recompiles for each new batch size (called with sizes 2, 3, 4)" in diagnostics[0].message
