@@ -7,7 +7,7 @@ from pathlib import Path
 from exportlens.cli import file_settings, main
 from exportlens.config.project import project_of
 from exportlens.config.settings import BY_NAME, SPECS, Settings
-from exportlens.lsp.client_settings import explicit, merge, sent
+from exportlens.lsp.client_settings import explicit, merge, user_set
 from exportlens.lsp.session import Session
 
 PROJECT = """[project]
@@ -106,8 +106,13 @@ def test_editor_precedence_user_settings_then_pyproject_then_defaults(tmp_path: 
     settings, _ = session.settings_for(str(tmp_path / "m.py"))
     assert (settings.mode, settings.timeout_seconds, settings.device) == ("non-strict", 5.0, "cpu")
     # A client that does not say which it set (Neovim): what it sends counts as set.
-    assert explicit({"mode": "both"}) is None and sent({"mode": "both", "other": 1}) == {"mode"}
-    session.explicit = sent({"mode": "both"})
+    assert explicit({"mode": "both"}) is None and user_set({"mode": "both", "other": 1}, frozenset()) == {
+        "mode"
+    }
+    session.explicit = user_set({"mode": "both"}, frozenset())
     settings, _ = session.settings_for(str(tmp_path / "m.py"))
     assert (settings.mode, settings.timeout_seconds) == ("non-strict", 5.0)
     assert session.settings_for(str(tmp_path.parent / "elsewhere.py"))[0].timeout_seconds == 30.0
+    # Set back to null (its default), the setting is the user's no longer: the project's counts.
+    session.explicit = user_set({"mode": None}, session.explicit)
+    assert session.settings_for(str(tmp_path / "m.py"))[0].mode == "strict"

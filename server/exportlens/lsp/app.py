@@ -20,7 +20,7 @@ from ..config.project import Project
 from ..config.settings import Settings
 from ..findings import Finding
 from . import notebooks
-from .client_settings import explicit, merge, sent
+from .client_settings import merge, user_set
 from .diagnostics import to_diagnostic
 from .kept import KeptResults
 from .protocol import ExportLensProtocol
@@ -110,7 +110,7 @@ class ExportLensServer(LanguageServer):
         self.session.folder_settings = {
             str(Path(to_fs_path(f.uri) or "").resolve()): (
                 merge(new, answer),
-                _user_set(answer, self.session.explicit),
+                user_set(answer, self.session.explicit),
             )
             for f, answer in zip(folders, per_folder, strict=False)
             if isinstance(answer, dict)
@@ -123,8 +123,7 @@ class ExportLensServer(LanguageServer):
 
     def take_settings(self, raw: Any) -> Settings:
         """The client's settings merged, and which of them the user set (they beat pyproject.toml)."""
-        said = explicit(raw)
-        self.session.explicit = said if said is not None else self.session.explicit | sent(raw)
+        self.session.explicit = user_set(raw, self.session.explicit)
         return merge(self.settings, raw)
 
     async def apply_settings(self, new: Settings) -> None:
@@ -211,11 +210,6 @@ class ExportLensServer(LanguageServer):
 
 def _what_results_depend_on(folders: dict[str, tuple[Settings, frozenset[str]]]) -> dict[str, Any]:
     return {f: (s.results_key(), s.export_sites) for f, (s, _) in folders.items()}
-
-
-def _user_set(raw: dict[str, Any], fallback: frozenset[str]) -> frozenset[str]:
-    said = explicit(raw)
-    return said if said is not None else fallback | sent(raw)
 
 
 def _traceback(error: BaseException) -> str:

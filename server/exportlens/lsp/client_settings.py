@@ -41,11 +41,17 @@ def explicit(raw: Any) -> frozenset[str] | None:
     return frozenset(BY_NAME[n].field for n in raw["explicit"] if isinstance(n, str) and n in BY_NAME)
 
 
-def sent(raw: Any) -> frozenset[str]:
-    """The fields of valid settings in `raw`."""
+def user_set(raw: Any, before: frozenset[str]) -> frozenset[str]:
+    """The fields the user set after `raw`: the client's `explicit` when it says, else `before` with
+    the settings `raw` gives a value (a client may send only what changed) less those it nulls."""
+    said = explicit(raw)
+    if said is not None:
+        return said
     if not isinstance(raw, dict):
-        return frozenset()
-    return frozenset(BY_NAME[n].field for n in raw if n in BY_NAME)
+        return before
+    named = {BY_NAME[n].field: v for n, v in raw.items() if n in BY_NAME}
+    nulled = {f for f, v in named.items() if v is None}
+    return (before - nulled) | (named.keys() - nulled)
 
 
 def to_json(settings: Settings) -> dict[str, Any]:
