@@ -104,7 +104,14 @@ def test_the_wheel_holds_the_package_its_docs_and_a_user_readme(wheel: Path) -> 
     docs = sorted(n for n in names if n.startswith("exportlens/docs/"))
     assert docs == [
         f"exportlens/docs/{n}"
-        for n in ("codes.md", "configuration.md", "devices.md", "targets.md", "torch-versions.md")
+        for n in (
+            "codes.md",
+            "compile.md",
+            "configuration.md",
+            "devices.md",
+            "targets.md",
+            "torch-versions.md",
+        )
     ]
     assert "exportlens/worker/boot.py" in names and "exportlens/lsp/server.py" in names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "examples/")) or "__pycache__" in n]
