@@ -43,13 +43,23 @@ def mismatched(f: Failure) -> bool:
     )
 
 
+_ODD_ARGUMENT = re.compile(
+    r"got \w+ is on (?P<odd>[\w:]+), different from other tensors on (?P<others>[\w:]+)"
+)
+
+
 def mismatch_kind(f: Failure) -> Kind:
     # "found at least two devices, cuda:0 and cpu!"; 2.10 dynamo: "found two different devices cuda:0, cpu"
     found = re.search(
         r"found (?:at least )?two (?:different )?devices,? ([\w:]+)(?: and|,) ([\w:]+)", f.message
     )
-    detail = f"`{found[1]}` and `{found[2]}`" if found else short(f.first_line)
-    return Kind("device-mismatch", detail, {"devices": list(found.groups()) if found else []})
+    devices = list(found.groups()) if found else []
+    # 2.15 names the argument instead: "got weight is on cuda:0, different from other tensors on
+    # cpu"; said in the older order (the others' device first, then the odd one's).
+    if not devices and (odd := _ODD_ARGUMENT.search(f.message)):
+        devices = [odd["others"], odd["odd"]]
+    detail = f"`{devices[0]}` and `{devices[1]}`" if devices else short(f.first_line)
+    return Kind("device-mismatch", detail, {"devices": devices})
 
 
 def needs_real(f: Failure) -> bool:
