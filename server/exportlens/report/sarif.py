@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,16 @@ from .paths import display_path
 
 LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFO_URI = "https://github.com/exportlens/exportlens"
+
+
+def _homepage() -> str | None:
+    """The package's Homepage from `[project.urls]` (its one declaration), if installed with one."""
+    try:
+        urls = metadata.metadata("exportlens").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    found = [url.split(",", 1)[1].strip() for url in urls if url.lower().startswith("homepage,")]
+    return found[0] if found else None
 
 
 def _region(rng: Range) -> dict[str, int]:
@@ -88,7 +98,8 @@ def render_sarif(results: list[FileResult], versions: dict[str, str], cwd: Path)
                     "driver": {
                         "name": "ExportLens",
                         "version": __version__,
-                        "informationUri": INFO_URI,
+                        # optional in SARIF: said only once the project has a public address
+                        **({"informationUri": home} if (home := _homepage()) else {}),
                         "rules": list(rules.values()),
                     }
                 },
