@@ -114,7 +114,12 @@ async def test_a_multiple_of_the_patch_size_still_pinned_by_the_interpolation(en
         _line("dinov2", "dinov2/models/vision_transformer.py", "scale_factor=("),
     )
     assert scale in {_where(d) for d in narrowed}, [(_where(d), d.message[:120]) for d in narrowed]
+    lines = [_where(d) for d in narrowed]
+    assert len(lines) == len(set(lines)), lines  # one warning per line: h's and w's conditions in one
     first = next(d for d in narrowed if _where(d) == scale)
+    # both sides' conditions, in the Python the line computes, not torch's FloatTrueDiv(ToFloat(...))
+    assert "`(float(args_0.shape[2] // 14) + 0.1) / 4.0 == 1.025`" in first.message, first.message
+    assert "args_0.shape[3]" in first.message and "ToFloat" not in first.message, first.message
     assert first.severity == "warning" and "// 14" in first.message, first.message
     assert "= 70, inside its range 28..448, is rejected (the example's 56 passes)" in first.message, (
         first.message

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..findings import Finding, Related
 from .context import DiagnosisContext
-from .locate import Sources, export_call_place, workspace_frames
+from .locate import Place, Sources, export_call_place, workspace_frames
+from .sym_text import readable
 
 NARROWED = "dim-narrowed-at-runtime"
 
@@ -21,40 +22,49 @@ NARROWED = "dim-narrowed-at-runtime"
 def narrowed_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     declared = export_call_place(ctx, "dynamic_shapes")
-    findings: list[Finding] = []
-    said: set[tuple[str, int, int]] = set()
+    # One warning per line: a model repeats its conditions once per layer, and one line often makes
+    # one per side (`h` and `w` of an interpolation's scale factor).
+    by_line: dict[tuple[str, int], tuple[Place, list[dict[str, Any]]]] = {}
     for entry in summary.get("narrowed") or []:
         frames = workspace_frames(list(entry.get("frames") or []), ctx)
         place = sources.place(frames[-1]) if frames else declared
-        if place is None:
-            continue
-        key = (place.path, place.range.start.line, place.range.start.character)
-        if key in said:
-            continue  # one line, one warning: a model repeats its conditions once per layer
-        said.add(key)
-        low, high = entry.get("min"), entry.get("max")
-        span = f"{low if low is not None else '?'}..{high if high is not None else '∞'}"
-        related = []
-        if declared is not None and (declared.path, declared.range) != (place.path, place.range):
-            related.append(Related(declared.path, declared.range, "the Dims declared here"))
-        findings.append(
-            Finding(
-                path=place.path,
-                range=place.range,
-                severity="warning",
-                code=NARROWED,
-                message=(
-                    f"{ctx.label} exports, but its program checks `{entry['shown']}` when it runs, which "
-                    f"the declared Dims do not promise: `{entry['dim']}` = {entry['rejected']}, inside its "
-                    f"range {span}, is rejected (the example's {entry['example']} passes). This line made "
-                    f"the condition. Fix: if the model needs it, say so in the spec (a static size, or a "
-                    f"Dim whose every value it accepts); else derive what this line depends on from the "
-                    f"input's size (a fixed position table interpolated to it)."
-                ),
-                module=ctx.module,
-                mode=ctx.mode,
-                related=related,
-                fix={"expr": entry.get("expr"), "dim": entry.get("dim"), "rejected": entry.get("rejected")},
-            )
-        )
-    return findings
+        if place is not None:
+            by_line.setdefault((place.path, place.range.start.line), (place, []))[1].append(entry)
+    return [_finding(place, entries, declared, ctx) for place, entries in by_line.values()]
+
+
+def _finding(
+    place: Place, entries: list[dict[str, Any]], declared: Place | None, ctx: DiagnosisContext
+) -> Finding:
+    shown = list(dict.fromkeys(f"`{readable(str(e['shown']))}`" for e in entries))
+    rejected = list(dict.fromkeys(_rejected(e) for e in entries))
+    related = []
+    if declared is not None and (declared.path, declared.range) != (place.path, place.range):
+        related.append(Related(declared.path, declared.range, "the Dims declared here"))
+    first = entries[0]
+    return Finding(
+        path=place.path,
+        range=place.range,
+        severity="warning",
+        code=NARROWED,
+        message=(
+            f"{ctx.label} exports, but its program checks {' and '.join(shown)} when it runs, which the "
+            f"declared Dims do not promise: {'; '.join(rejected)}. This line made the "
+            f"condition{'s' if len(shown) > 1 else ''}. Fix: if the model needs it, say so in the spec (a "
+            f"static size, or a Dim whose every value it accepts); else derive what this line depends on "
+            f"from the input's size (a fixed position table interpolated to it)."
+        ),
+        module=ctx.module,
+        mode=ctx.mode,
+        related=related,
+        fix={"expr": first.get("expr"), "dim": first.get("dim"), "rejected": first.get("rejected")},
+    )
+
+
+def _rejected(entry: dict[str, Any]) -> str:
+    low, high = entry.get("min"), entry.get("max")
+    span = f"{low if low is not None else '?'}..{high if high is not None else '∞'}"
+    return (
+        f"`{entry['dim']}` = {entry['rejected']}, inside its range {span}, is rejected "
+        f"(the example's {entry['example']} passes)"
+    )
