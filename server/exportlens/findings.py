@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .codes import registered
+from .codes import registered, url_for
 from .worker.records import ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
@@ -65,7 +65,7 @@ class Finding:
     module: str | None = None
     mode: str | None = None
     related: list[Related] = field(default_factory=list)
-    # Documentation link for the code (LSP codeDescription.href).
+    # Documentation link (LSP codeDescription.href): the code's section unless said (a torch page).
     url: str | None = None
     # Machine-readable data for quick-fixes (suggested fixes, symbols, ...).
     fix: dict[str, Any] | None = None
@@ -77,6 +77,8 @@ class Finding:
         entry = registered(self.code)
         if self.severity != entry.severity and not self.configured:
             raise ValueError(f"{self.code!r} is registered as {entry.severity!r}, not {self.severity!r}")
+        if self.url is None:
+            self.url = url_for(self.code)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

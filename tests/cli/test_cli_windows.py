@@ -52,6 +52,8 @@ def test_one_message_then_the_static_findings(tmp_path: Path) -> None:
     ]
     (result,) = json.loads(out.stdout)["files"]
     assert [(d["code"], d["module"]) for d in result["diagnostics"]] == [("no-example-inputs", "Net")]
+    # a static finding links its code's section as the worker's do
+    assert result["diagnostics"][0]["url"].endswith("docs/codes.md#no-example-inputs"), result["diagnostics"]
     assert result["modules"] == [], "nothing was exported"
     assert out.returncode == 3, "no error, but whether `Double` exports is not known"
 

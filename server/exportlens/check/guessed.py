@@ -39,7 +39,6 @@ def soften_guessed(findings: list[Finding], target: Target) -> list[Finding]:
         module=first.module or target.name,
         mode=first.mode,
         related=first.related,
-        url=None,
         fix={"guessed_from": first.code},
     )
     return [softened, *(f for f in findings if f.severity != "error")]
