@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .textpos import SourceText
@@ -40,6 +40,9 @@ class Document:
     # A Jupyter notebook's: `text` is what of its code cells runs, each line where it is in its
     # cell (notebook/).
     notebook: Notebook | None = None
+    # The tree of `text` when its maker already has it (a notebook's: its kept statements, from the
+    # one parse of the joined cells); else parsed on first use.
+    parsed: ast.Module | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         _OWNERS[id(self.text)] = self
@@ -79,6 +82,8 @@ class Document:
 
     @functools.cached_property
     def _parsed(self) -> ast.Module | SyntaxError:
+        if self.parsed is not None:
+            return self.parsed
         try:
             return ast.parse(self.text, self.path)
         except SyntaxError as exc:

@@ -208,3 +208,22 @@ def edited_text(text: str, edits: Sequence[types.TextEdit | types.AnnotatedTextE
         text = text[:start] + e.new_text + text[end:]
         lines = text.splitlines(keepends=True)
     return text
+
+
+async def test_a_notebook_is_parsed_once_per_edit(counted_server: tuple[Session, Path]) -> None:
+    """The joined code cells are parsed once; the text the worker runs (training cells blanked)
+    is that parse's kept statements, not a second parse (notebook/runs.py)."""
+    from exportlens.notebook import Cell
+    from exportlens.notebook.cells import Notebook as Joined
+
+    from .test_notebooks_server import EXPORT, GATE, IMPORTS, TRAIN, Notebook
+
+    server, log = counted_server
+    cells = [Cell(0, IMPORTS + GATE), Cell(1, TRAIN), Cell(2, EXPORT)]
+    notebook = Notebook(server, "gate.ipynb", cells)
+    await notebook.checked(1)
+    assert [d.code for d in notebook.diagnostics(0)] == ["data-dependent-branch"]
+    joined = Joined(cells)
+    assert joined.runs.text != joined.text, "the training cell is blanked"
+    assert (parses_of(log, joined.text), parses_of(log, joined.runs.text)) == (1, 0)
+    notebook.close()

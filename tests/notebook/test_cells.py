@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from exportlens.notebook import Cell, Notebook, notebook_document
 
 
@@ -40,6 +42,20 @@ def test_only_definitions_and_the_export_cell_run() -> None:
     ]  # fmt: skip
     assert doc.notebook is not None
     assert [n.id for n in doc.notebook.runs.missing] == ["data"]
+
+
+def test_the_tree_is_the_run_texts_own_from_one_parse() -> None:
+    """The document's tree is the joined parse's kept statements (no second parse): the same tree
+    Python gives the text that runs, a definition sharing a line with training code included."""
+    cells = [
+        Cell(0, "import torch\nN = 2; train()\nclass Net(torch.nn.Module):\n    pass\n"),
+        Cell(1, "for _ in range(9):\n    train()\n"),
+        Cell(2, "torch.export.export(Net(), (torch.ones(N),))\n"),
+    ]
+    doc = notebook_document("/nowhere/nb.ipynb", cells)
+    assert doc.text.split("\n")[1] == "", "the line goes, and with it `N = 2`: it does not run"
+    assert ast.dump(doc.tree) == ast.dump(ast.parse(doc.text))
+    assert doc.notebook is not None and [n.id for n in doc.notebook.runs.missing] == ["N"]
 
 
 def test_a_notebook_that_does_not_parse_runs_nothing_more() -> None:

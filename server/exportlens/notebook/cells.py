@@ -101,7 +101,6 @@ def inert_magics(text: str) -> str:
 
 def notebook_document(path: str, cells: list[Cell], version: int = 0, uri: str | None = None) -> Document:
     """The notebook's `Document`: the text the worker runs (runs.py), its cells kept with it."""
-    from .runs import run_text
-
     notebook = Notebook(cells)
-    return Document(path, run_text(notebook), version, uri, notebook=notebook)
+    runs = notebook.runs  # one parse of the joined cells: its text and tree are the document's
+    return Document(path, runs.text, version, uri, notebook=notebook, parsed=runs.tree)

@@ -28,6 +28,7 @@ SKIPPED_NAME = "notebook-skipped-name"
 @dataclass
 class Runs:
     text: str  # the joined text with the skipped statements blanked: what the worker runs
+    tree: ast.Module | None = None  # `text`'s tree (its statements from the joined text's parse)
     skipped: list[ast.stmt] = field(default_factory=list)
     # read by the export cell, bound only by skipped code
     missing: list[ast.Name] = field(default_factory=list)
@@ -54,11 +55,17 @@ def decide(notebook: Notebook) -> Runs:
         else:
             skipped.append(stmt)
     lines = notebook.text.split("\n")
+    blanked: set[int] = set()
     for stmt in skipped:
         for line in range(_first_line(stmt) - 1, stmt.end_lineno or stmt.lineno):
             lines[line] = ""
+            blanked.add(line)
+    # A kept statement on a skipped one's line (`N = 2; train()`) went with the line: it does not run.
+    gone = [s for s in kept if not blanked.isdisjoint(range(_first_line(s) - 1, s.end_lineno or s.lineno))]
+    kept, skipped = [s for s in kept if s not in gone], skipped + gone
     in_export = [s for s in kept if (sp := notebook.span_of_line(s.lineno - 1)) and id(sp) in export_cells]
-    return Runs("\n".join(lines), skipped, _missing(in_export, kept, skipped))
+    tree = ast.Module(body=kept, type_ignores=[])
+    return Runs("\n".join(lines), tree, skipped, _missing(in_export, kept, skipped))
 
 
 def _defines(stmt: ast.stmt, constants: set[str]) -> bool:
@@ -135,10 +142,6 @@ def _exported_from(doc: Document, notebook: Notebook, line: int) -> str | None:
     calls = [(t, t.call) for t in doc.discovery.targets if t.call is not None]
     here = [t for t, call in calls if span is not None and notebook.span_of_line(call.lineno - 1) is span]
     return next((t.name for t in [*here, *(t for t, _ in calls)]), None)
-
-
-def run_text(notebook: Notebook) -> str:
-    return notebook.runs.text
 
 
 @functools.lru_cache(maxsize=8)
