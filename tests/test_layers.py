@@ -3,7 +3,7 @@
 - Nothing outside `lsp/` imports the language server's layer: the check, the CLI, its reports,
   the settings and the documents are the same without pygls. One entry point aside: `cli.py`
   starts the server (`lsp/server.py`) for `exportlens serve`, and nothing else of `lsp/`.
-- No import circle among the modules of `check/`, nor among those of `lsp/` (imports under
+- No import circle among the modules of `check/`, `lsp/` or `worker/` (imports under
   `if TYPE_CHECKING:` are annotations, not imports, and are left out).
 """
 
@@ -109,9 +109,10 @@ def cycles(within: str, package: Path = PACKAGE) -> list[list[str]]:
     return found
 
 
-def test_no_import_circle_in_check_or_lsp() -> None:
+def test_no_import_circle_in_check_lsp_or_worker() -> None:
     assert cycles("exportlens.check") == []
     assert cycles("exportlens.lsp") == []
+    assert cycles("exportlens.worker") == []
 
 
 def test_the_reader_sees_imports_and_circles(tmp_path: Path) -> None:

@@ -92,10 +92,10 @@ def execute(
     import torch
 
     from . import layer_sites
+    from .attempt import Attempt
     from .compiled import without_compile
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
-    from .inputs import Attempt
     from .loader import load_module, parse
     from .narrowing import locate as locate_narrowing
     from .narrowing import narrowing

@@ -31,9 +31,9 @@ SHARE = 0.5  # of the time left: what comes after it (the parts' recording, lowe
 
 
 def second_look(job: protocol.JobMessage, strict: bool, budget: Budget, asked: list[AskedDevice]) -> GpuPath:
+    from .attempt import Attempt
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
-    from .inputs import Attempt
     from .loader import load_module, parse
     from .sizing import build_sized
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import torch
 
-from .inputs import Attempt
+from .attempt import Attempt
 from .records import PartDim, PartInputs
 
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import torch
 
+from .attempt import Attempt
 from .budget import Budget, OutOfBudget
-from .inputs import Attempt
 from .module_tree import Workspace
 from .part_dims import ParentDims, confirm, derived_roots, drop_derived, narrowed, parent_dims, settle
 from .records import PartDim, PartInputs

@@ -21,8 +21,9 @@ from typing import Any
 
 import torch
 
+from .attempt import Attempt
 from .devices import Placement, building
-from .inputs import Attempt, build
+from .inputs import build
 from .protocol import InputsSpec
 
 

@@ -21,6 +21,7 @@ from ..budget import Budget
 from ..graph_breaks import causes
 from ..records import TargetFinding, TargetResult
 from .nodes import call_nodes, op_name, target_finding
+from .values import no_values
 
 _NODE_NAME = re.compile(r"%(\w+)|\bnode[: ]+'?(\w+)")
 _SOURCE_NODES = re.compile(r"Source Nodes: \[([^\]]*)\]")
@@ -29,7 +30,7 @@ _ASSERT = re.compile(r"expression (.+?) on node")
 
 
 def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult:
-    if getattr(attempt, "meta", False) or _fake(program):
+    if no_values(program, attempt):
         why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
         message = (
             f"not compiled with AOTInductor: the model was built {why}, so there are no weights to compile"
@@ -185,10 +186,3 @@ def _assert_node(program: Any, text: str) -> Any:
             if found and found[1] in text:
                 return node
     return None
-
-
-def _fake(program: Any) -> bool:
-    from torch._subclasses.fake_tensor import FakeTensor
-
-    values = [*program.state_dict.values(), *program.constants.values()]
-    return any(isinstance(v, FakeTensor) or getattr(v, "is_meta", False) for v in values)

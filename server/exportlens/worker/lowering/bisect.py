@@ -23,7 +23,7 @@ def first_divergence(onnx_program: Any, program: Any, args: Any, kwargs: Any) ->
     import torch.utils._pytree as pytree
     from onnxscript import ir
 
-    from .numeric import ATOL, RTOL
+    from .values import ATOL, RTOL
 
     leaves = pytree.tree_leaves((args, kwargs))
     reference = _values(program, leaves)

@@ -15,8 +15,8 @@ from typing import Any
 from ..budget import Budget
 from ..records import TargetFinding
 from .nodes import target_finding
+from .values import ATOL, RTOL, no_values
 
-RTOL, ATOL = 1e-3, 1e-4
 NO_VALUES = (
     "exported to ONNX; its numbers were not compared with eager: the model was built {why}, so there are no"
     " values to run. Set `exportlens.device` to `cpu` (`--device cpu`) or raise `metaAboveMb` to compare."
@@ -31,9 +31,7 @@ def compare(
     onnx_program: Any, program: Any, attempt: Any, budget: Budget, checked: list[str]
 ) -> list[TargetFinding]:
     """The findings of the comparison; `checked` gets the label of each input set compared."""
-    from .onnx import _fake
-
-    if getattr(attempt, "meta", False) or _fake(onnx_program):
+    if no_values(onnx_program.exported_program, attempt):
         why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
         return [_info(NO_VALUES.format(why=why))]
     if importlib.util.find_spec("onnxruntime") is None:

@@ -17,6 +17,7 @@ from ..budget import Budget
 from ..graph_breaks import causes
 from ..records import TargetFinding, TargetResult
 from .nodes import call_nodes, op_name, target_finding
+from .values import no_values
 
 INSTALL = (
     "`onnx` and `onnxscript` are not installed in the checked interpreter: `pip install onnx onnxscript`"
@@ -35,7 +36,7 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult
         try:
             # Without values (fake devices, meta weights) the optimizer's constant folding cannot run.
             onnx_program = torch.onnx.export(
-                program, dynamo=True, verbose=False, report=False, optimize=not _no_values(program, attempt)
+                program, dynamo=True, verbose=False, report=False, optimize=not no_values(program, attempt)
             )
         except Exception as exc:  # noqa: BLE001 - torch's refusal, placed on the user's line
             return {"target": "onnx", "ok": False, "findings": [refusal(exc, program)]}
@@ -105,7 +106,7 @@ def _facts(onnx_program: Any, attempt: Any) -> tuple[dict[str, Any], list[Target
     model = onnx_program.model
     facts: dict[str, Any] = {"opset": model.opset_imports.get("", None), "ops": sum(1 for _ in model.graph)}
     findings: list[TargetFinding] = []
-    if getattr(attempt, "meta", False) or _fake(onnx_program):
+    if no_values(onnx_program.exported_program, attempt):
         return facts, findings  # no weights to serialise; numeric.py says so
     import onnx
 
@@ -118,17 +119,3 @@ def _facts(onnx_program: Any, attempt: Any) -> tuple[dict[str, Any], list[Target
             message = f"the ONNX model fails onnx.checker: {str(exc).strip().splitlines()[0][:400]}"
             findings.append(target_finding("onnx-checker-error", "error", message))
     return facts, findings
-
-
-def _fake(onnx_program: Any) -> bool:
-    return _no_values(onnx_program.exported_program, None)
-
-
-def _no_values(program: Any, attempt: Any) -> bool:
-    """Built as fake tensors on a device, or with meta weights: nothing to fold, run or serialise."""
-    from torch._subclasses.fake_tensor import FakeTensor
-
-    if getattr(attempt, "meta", False):
-        return True
-    values = [*program.state_dict.values(), *program.constants.values()]
-    return any(isinstance(v, FakeTensor) or getattr(v, "is_meta", False) for v in values)
