@@ -1,6 +1,6 @@
 """ExportLens's score on the real-code corpus: the figures issues #13 and #26 "done when" ask for.
 
-    .venv/bin/python bench/realcode_score.py [--case NAME] [--timeout S] [--slow]
+    .venv/bin/python bench/realcode_score.py [--case NAME] [--timeout S] [--slow] [--python PY]
 
 Checks every file of each case of tests/data/realcode/corpus as `exportlens check <case folder>`
 does (covered.py: the export scripts first), in each tracer (non-strict, strict), through the real
@@ -46,8 +46,10 @@ DEFAULTS = Settings()  # the score is what a user gets without changing a settin
 CoveredLine = tuple[str, str, str, str]  # case, file, class, code
 
 
-async def run(cases: set[str] | None, timeout: float, slow: bool) -> tuple[list[Score], list[CoveredLine]]:
-    engine = Engine(EngineOptions(timeout=timeout, memory_mb=DEFAULTS.memory_limit_mb))
+async def run(
+    cases: set[str] | None, timeout: float, slow: bool, python: str | None = None
+) -> tuple[list[Score], list[CoveredLine]]:
+    engine = Engine(EngineOptions(timeout=timeout, memory_mb=DEFAULTS.memory_limit_mb, python=python))
     await engine.worker()
     scores: list[Score] = []
     covered: list[CoveredLine] = []
@@ -127,8 +129,11 @@ def main() -> None:
     parser.add_argument("--case", action="append")
     parser.add_argument("--timeout", type=float, default=DEFAULTS.timeout_seconds)
     parser.add_argument("--slow", action="store_true", help="also the exports torch alone takes a minute on")
+    # another torch: tools/torch-venv.sh VERSION prints its interpreter (torch's verdicts are 2.13's)
+    parser.add_argument("--python", help="the worker's interpreter (default: this one)")
     args = parser.parse_args()
-    scores, covered = asyncio.run(run(set(args.case) if args.case else None, args.timeout, args.slow))
+    cases = set(args.case) if args.case else None
+    scores, covered = asyncio.run(run(cases, args.timeout, args.slow, args.python))
     print(report(scores, covered))
     print(
         f"settings: timeout {args.timeout:g} s (default {DEFAULTS.timeout_seconds:g}), the search for"
