@@ -9,8 +9,9 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.config.sources import STAMPED
+
 from .conftest import SERVER_DIR, Session, make_client, stop
-from .test_project_config_server import STAMPED
 
 
 async def test_each_folder_has_its_own_settings(tmp_path: Path) -> None:
