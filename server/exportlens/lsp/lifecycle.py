@@ -7,6 +7,7 @@ import logging
 from lsprotocol import types
 
 from .app import ExportLensServer
+from .project_watch import watch_projects
 
 log = logging.getLogger("exportlens.lsp")
 
@@ -19,6 +20,7 @@ def register(server: ExportLensServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: ExportLensServer, params: types.InitializedParams) -> None:
         await ls.pull_settings()
+        await watch_projects(ls)
         log.info("ExportLens server ready (trusted: %s)", ls.trusted)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

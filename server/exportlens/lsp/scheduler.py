@@ -77,6 +77,7 @@ class Scheduler:
         if self.session.doc_version(state.uri) != version:
             return
         snap = self.session.snapshot(state.uri)
+        state.settings = snap.settings
         cancelled = False
         try:
             cancelled = await self._check(state, snap, force)
