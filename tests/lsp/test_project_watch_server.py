@@ -57,3 +57,10 @@ async def test_a_bad_edit_is_reported_on_its_line_and_cleared_when_fixed(server:
     server.write("watchbad/pyproject.toml", '[tool.exportlens]\nmode = "strict"\n')
     changed(server, pyproject)
     await server.until(lambda: config_errors() == [])
+
+    server.write("watchbad/pyproject.toml", '[tool.exportlens]\nmode = "fast"\n')
+    changed(server, pyproject)
+    await server.until(lambda: config_errors() == [("config-error", 1)])
+    (server.root / "watchbad" / "pyproject.toml").unlink()
+    changed(server, pyproject)
+    await server.until(lambda: config_errors() == [])

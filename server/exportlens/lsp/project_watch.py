@@ -13,10 +13,10 @@ and checks again the files whose settings changed: those whose results depend on
 from __future__ import annotations
 
 import logging
-from pathlib import PurePosixPath
-from urllib.parse import urlparse
+import os
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from ..config import project
 from .app import ExportLensServer
@@ -29,8 +29,10 @@ REGISTRATION = "exportlens-pyproject-watch"
 def register(server: ExportLensServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: ExportLensServer, params: types.DidChangeWatchedFilesParams) -> None:
-        if any(PurePosixPath(urlparse(c.uri).path).name == project.FILE for c in params.changes):
-            recheck_configured(ls)
+        changed = [to_fs_path(c.uri) for c in params.changes]
+        changed_files = [p for p in changed if p and os.path.basename(p) == project.FILE]
+        if changed_files:
+            recheck_configured(ls, changed_files)
 
 
 async def watch_projects(ls: ExportLensServer) -> None:
@@ -52,9 +54,12 @@ async def watch_projects(ls: ExportLensServer) -> None:
         log.warning("could not watch pyproject.toml: %s", exc)
 
 
-def recheck_configured(ls: ExportLensServer) -> None:
-    """Each open file under its settings now: its project's errors, and a check if they changed."""
+def recheck_configured(ls: ExportLensServer, changed: list[str]) -> None:
+    """Each open file under its settings now: its project's errors, and a check if they changed.
+    A changed pyproject.toml no open file is under has its errors said too (none once deleted)."""
     project.read.cache_clear()
+    for path in changed:
+        ls.publish_config_errors(_project_at(path))
     for uri, state in list(ls.session.files.items()):
         settings, configured = ls.session.settings_for(ls.session.document(uri).path)
         ls.publish_config_errors(configured)
@@ -67,3 +72,13 @@ def recheck_configured(ls: ExportLensServer) -> None:
             ls.scheduler.schedule(uri, force=True)
         else:
             ls.scheduler.schedule(uri)
+
+
+def _project_at(path: str) -> project.Project:
+    """The `[tool.exportlens]` of the pyproject.toml at `path`: none (no errors) if it has no such
+    table or is gone."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return project.Project(path)
+    return project.read(path, stat.st_mtime_ns, stat.st_size) or project.Project(path)
