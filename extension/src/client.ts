@@ -16,6 +16,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { withDocsLinks } from './docsLinks';
 import { InterpreterChoice } from './interpreterChoice';
 import { layout, serverLaunch } from './launch';
 import { exportsUnsupported } from './platform';
@@ -260,6 +261,8 @@ export class ServerManager implements vscode.Disposable {
       markdown: { isTrusted: { enabledCommands: [ShowGraphCommand.name] }, supportHtml: false },
       errorHandler: this.errorHandler(),
       middleware: {
+        // a code's documentation link opens its section rendered (docsLinks.ts)
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, withDocsLinks(diagnostics)),
         workspace: {
           configuration: async (params, token, next) => {
             const answers: unknown[] = [];

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { ServerManager } from './client';
 import { Commands } from './commands';
+import { registerDocsLinks } from './docsLinks';
 import { GraphPanel } from './graph/panel';
 import { GraphView } from './graphView';
 import { exportsUnsupported } from './platform';
@@ -50,7 +51,16 @@ export function activate(context: vscode.ExtensionContext): ExportLensApi {
   });
   const commands = new Commands({ manager, graphView, graphPanel, status, log });
   const targetCommands = new TargetCommands({ manager, commands, log });
-  context.subscriptions.push(log, status, graphView, graphPanel, manager, ...commands.register(), ...targetCommands.register());
+  context.subscriptions.push(
+    log,
+    status,
+    graphView,
+    graphPanel,
+    manager,
+    ...commands.register(),
+    ...targetCommands.register(),
+    registerDocsLinks(),
+  );
   const unsupported = exportsUnsupported();
   if (unsupported !== undefined) {
     void vscode.window.showWarningMessage(unsupported); // once, at start; then the status item says it

@@ -198,12 +198,14 @@ def check_options(settings: Settings) -> CheckOptions:
         compile=settings.compile,
         targets=tuple(dict.fromkeys(("export", *settings.targets))),  # export first: always run
         on_demand=True,  # `--target aoti` was asked for: it runs (a C++ compile per module)
+        timeout=settings.timeout_seconds,  # each file's own limits (its pyproject.toml's)
+        memory_mb=settings.memory_limit_mb or 0,
     )
 
 
 async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[str, str]]:
-    # Each file's settings are its project's (config/project.py); the engine's limits and
-    # interpreter, one per run, those of the first file's project.
+    # Each file's settings are its project's (config/project.py), its exports' limits too (each
+    # job carries them); the interpreter, one per run, is the command line's (no project key).
     settings = {str(f): file_settings(str(f), args.explicit)[0] for f in args.files}
     first = next(iter(settings.values()), dataclasses.replace(DEFAULT, **args.explicit))
     # No spare child, and the warm-up before the first job: the CLI's jobs come all at once.

@@ -11,40 +11,7 @@ import pytest
 
 from exportlens.config.files import walk
 from tests.cli.test_cli import run_cli
-
-BRANCHES = """import torch
-
-
-class Gate(torch.nn.Module):
-    def forward(self, x):
-        if x.sum() > 0:  # exportlens: ignore[data-dependent-branch]
-            return x + 1
-        return x - 1
-
-
-class Gate2(torch.nn.Module):
-    def forward(self, x):
-        if x.sum() > 0:  # exportlens: ignore[no-such-code]
-            return x + 1
-        return x - 1
-
-
-torch.export.export(Gate().eval(), (torch.randn(3),))
-torch.export.export(Gate2().eval(), (torch.randn(3),))
-"""
-# Refused by the strict tracer only (examples/strict_only.py); its export call says no `strict=`.
-STAMPED = """import time
-
-import torch
-
-
-class Stamped(torch.nn.Module):
-    def forward(self, x):
-        return x + time.time()
-
-
-torch.export.export(Stamped(), (torch.randn(4),))
-"""
+from tests.config.sources import BRANCHES, STAMPED
 
 
 def project(root: Path) -> None:

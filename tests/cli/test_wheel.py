@@ -22,11 +22,11 @@ from urllib.request import url2pathname
 
 import pytest
 
+from exportlens.codes.sections import RELATIVE_MD, linked_docs
 from tests.paths import ROOT
 
 # What a source distribution holds (MANIFEST.in, pyproject.toml): built from a copy, the tree stays clean.
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "LICENSE", "server", "docs")
-RELATIVE_MD = re.compile(r"\]\((?![a-z]+:)([^)#]+\.md)(?:#[^)]*)?\)")
 
 
 def run(
@@ -102,17 +102,10 @@ def test_the_wheel_holds_the_package_its_docs_and_a_user_readme(wheel: Path) -> 
         names = archive.namelist()
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     docs = sorted(n for n in names if n.startswith("exportlens/docs/"))
-    assert docs == [
-        f"exportlens/docs/{n}"
-        for n in (
-            "codes.md",
-            "compile.md",
-            "configuration.md",
-            "devices.md",
-            "targets.md",
-            "torch-versions.md",
-        )
-    ]
+    # codes.md and every document its links lead to (sections.py declares which; setup.py ships them)
+    linked = linked_docs(ROOT / "docs" / "codes.md")
+    assert docs == sorted(f"exportlens/docs/{d.name}" for d in linked)
+    assert {"exportlens/docs/codes.md", "exportlens/docs/configuration.md"} <= set(docs)
     assert "exportlens/worker/boot.py" in names and "exportlens/lsp/server.py" in names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "examples/")) or "__pycache__" in n]
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]

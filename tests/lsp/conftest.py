@@ -33,6 +33,7 @@ WAIT = 120.0
 class Record:
     published: list[types.PublishDiagnosticsParams] = field(default_factory=list)
     checked: list[dict[str, Any]] = field(default_factory=list)
+    registrations: list[types.Registration] = field(default_factory=list)  # client/registerCapability
 
 
 def make_client(own: frozenset[str] = frozenset()) -> LanguageClient:
@@ -53,6 +54,10 @@ def make_client(own: frozenset[str] = frozenset()) -> LanguageClient:
     def on_checked(ls: LanguageClient, params: Any) -> None:
         # custom notifications arrive as pygls `Object`s (named tuples)
         record.checked.append({k: getattr(params, k) for k in ("uri", "version", "cancelled")})
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def on_register(ls: LanguageClient, params: types.RegistrationParams) -> None:
+        record.registrations.extend(params.registrations)
 
     @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_lens_refresh(ls: LanguageClient, params: None) -> None:

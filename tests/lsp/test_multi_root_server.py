@@ -1,22 +1,22 @@
-"""A multi-root workspace: each file is checked with its own folder's settings."""
+"""A multi-root workspace: each file is checked with its own folder's settings, its interpreter too."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.config.sources import STAMPED
+
 from .conftest import SERVER_DIR, Session, make_client, stop
-from .test_project_config_server import STAMPED
 
 
-async def test_each_folder_has_its_own_settings(tmp_path: Path) -> None:
-    strict, plain = tmp_path / "strict", tmp_path / "plain"
-    strict.mkdir()
-    plain.mkdir()
+async def multi_root(root: Path, folders: dict[str, dict[str, Any]]) -> Session:
+    """A server on the workspace folders `root/<name>`, each with its own settings (in order)."""
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "exportlens", "serve"],
         client_factory=make_client,
@@ -25,31 +25,55 @@ async def test_each_folder_has_its_own_settings(tmp_path: Path) -> None:
     client = await config.start()
     assert isinstance(client, LanguageClient)
     client.set_configuration({"debounceMs": 0}, section="exportlens")
-    client.set_configuration(
-        {"debounceMs": 0, "mode": "strict"}, section="exportlens", scope_uri=strict.as_uri()
-    )
-    client.set_configuration({"debounceMs": 0}, section="exportlens", scope_uri=plain.as_uri())
+    for name, settings in folders.items():
+        (root / name).mkdir()
+        scope = (root / name).as_uri()
+        client.set_configuration({"debounceMs": 0, **settings}, section="exportlens", scope_uri=scope)
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),
-            root_uri=tmp_path.as_uri(),
-            workspace_folders=[
-                types.WorkspaceFolder(uri=strict.as_uri(), name="strict"),
-                types.WorkspaceFolder(uri=plain.as_uri(), name="plain"),
-            ],
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=(root / n).as_uri(), name=n) for n in folders],
         )
     )
-    session = Session(client, tmp_path)
+    return Session(client, root)
+
+
+async def last_codes_once(session: Session, uri: str, wanted: str) -> None:
+    """Until the file's last diagnostics hold `wanted` (a didOpen racing the settings' pull is
+    checked again)."""
+
+    def holds() -> bool:
+        published = [p for p in session.record.published if p.uri == uri]
+        return bool(published) and wanted in [d.code for d in published[-1].diagnostics]
+
+    await session.until(holds)
+
+
+async def test_each_folder_has_its_own_settings(tmp_path: Path) -> None:
+    session = await multi_root(tmp_path, {"strict": {"mode": "strict"}, "plain": {}})
     try:
         await session.open("strict/stamped.py", STAMPED)
-        uri = (strict / "stamped.py").resolve().as_uri()
-
-        def strict_refusal() -> bool:  # (a didOpen racing the settings' pull is checked again)
-            last = [p for p in session.record.published if p.uri == uri][-1]
-            return "untraceable-call" in [d.code for d in last.diagnostics]
-
-        await session.until(strict_refusal)
+        await last_codes_once(
+            session, (tmp_path / "strict" / "stamped.py").resolve().as_uri(), "untraceable-call"
+        )
         found = await session.open("plain/stamped.py", STAMPED)
         assert "untraceable-call" not in [d.code for d in found], found
+    finally:
+        await stop(session)
+
+
+async def test_each_folder_exports_with_its_own_interpreter(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-python")
+    session = await multi_root(tmp_path, {"plain": {}, "elsewhere": {"python": missing}})
+    try:
+        uri = (tmp_path / "elsewhere" / "stamped.py").resolve().as_uri()
+        await session.open("elsewhere/stamped.py", STAMPED)
+        await last_codes_once(session, uri, "worker-unavailable")
+        (unavailable,) = [p for p in session.record.published if p.uri == uri][-1].diagnostics
+        assert missing in unavailable.message
+        found = await session.open("plain/stamped.py", STAMPED)
+        # the window's interpreter, with torch: Stamped exports (non-strict), time.time() baked in
+        assert [d.code for d in found] == ["side-effect-baked"], found
     finally:
         await stop(session)

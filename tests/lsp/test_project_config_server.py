@@ -8,42 +8,9 @@ from pathlib import Path
 import torch
 from lsprotocol import types
 
+from tests.config.sources import BRANCHES, STAMPED
+
 from .conftest import Session, line_of
-
-STAMPED = """
-import time
-
-import torch
-
-
-class Stamped(torch.nn.Module):
-    def forward(self, x):
-        return x + time.time()
-
-
-torch.export.export(Stamped(), (torch.randn(4),))
-"""
-BRANCHES = """
-import torch
-
-
-class Gate(torch.nn.Module):
-    def forward(self, x):
-        if x.sum() > 0:  # exportlens: ignore[data-dependent-branch]
-            return x + 1
-        return x - 1
-
-
-class Gate2(torch.nn.Module):
-    def forward(self, x):
-        if x.sum() > 0:  # exportlens: ignore[no-such-code]
-            return x + 1
-        return x - 1
-
-
-torch.export.export(Gate().eval(), (torch.randn(3),))
-torch.export.export(Gate2().eval(), (torch.randn(3),))
-"""
 
 
 async def test_torchs_own_linear_gets_no_diagnostic_no_lens_and_no_job(server: Session) -> None:

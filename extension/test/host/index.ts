@@ -91,6 +91,36 @@ test('a data-dependent branch becomes an error diagnostic on its line', async ()
   assert.match(diagnostic.message, /data|branch|control flow|torch\.cond/i);
 });
 
+test("a code's documentation link opens its section of docs/codes.md in the markdown preview", async () => {
+  // a code documented in codes.md alone (data-dependent-branch links to torch's page)
+  const source = 'import torch\n\n\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n'
+    + '        return x + 1  # exportlens: ignore[no-such-code]\n\n\n'
+    + 'torch.export.export(Gate(), (torch.randn(2),))\n';
+  await vscode.workspace.fs.writeFile(workspaceFile('unknown_ignore.py'), new TextEncoder().encode(source));
+  const editor = await open('unknown_ignore.py');
+  const diagnostic = await waitFor('the unknown-ignore-code diagnostic', () =>
+    vscode.languages.getDiagnostics(editor.document.uri).find((d) => codeOf(d) === 'unknown-ignore-code'),
+  );
+  assert.ok(typeof diagnostic.code === 'object', 'the code has a documentation link');
+  const link = diagnostic.code.target;
+  assert.equal(`${link.scheme}:${link.path}`, 'command:exportlens.openDocs', link.toString());
+  // as the Problems panel and the hover open it: the command, with the link's JSON arguments
+  const args = JSON.parse(link.query) as string[];
+  const [target] = args;
+  assert.ok(target !== undefined, link.toString());
+  const docs = vscode.Uri.parse(target);
+  assert.equal(path.basename(docs.fsPath), 'codes.md');
+  assert.equal(docs.fragment, 'unknown-ignore-code');
+  assert.ok(existsSync(docs.fsPath), `${docs.fsPath} ships with the extension`);
+  await vscode.commands.executeCommand(link.path, ...args);
+  const tab = await waitFor('the rendered codes.md', () =>
+    vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(t.input.viewType)),
+  );
+  assert.match(tab.label, /codes\.md/);
+});
+
 test('a clean module has no error and a "✓ exports" code lens', async () => {
   const editor = await open('clean_mlp.py');
   const uri = editor.document.uri;

@@ -12,6 +12,19 @@ import { NotificationWatch } from './notifications';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const CODE_SERVER = path.join(ROOT, 'extension', 'editor', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+/** Where the UI scenarios put their screenshots (`make screenshots` copies them into docs/). */
+export const SHOTS = path.join(ROOT, 'dist', 'screenshots');
+
+/** What a UI scenario of the packaged extension needs, checked: the .vsix and the project venv's
+ *  interpreter (`venv` says what it must hold); the screenshots' folder is made. */
+export function packagedScenario(venv = 'the project venv (make setup)'): { vsix: string; python: string } {
+  const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
+  need(vsix, 'the packaged extension (make ext-package)');
+  const python = path.join(ROOT, '.venv', 'bin', 'python');
+  need(python, venv);
+  mkdirSync(SHOTS, { recursive: true });
+  return { vsix, python };
+}
 
 export interface EditorOptions {
   /** Folder under dist/run/ for this run (wiped first). */

@@ -8,13 +8,11 @@
  * hand), and prints the time from the command to the first paint. Every wait is on a condition.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { ROOT, need, startEditor } from './editor';
+import { ROOT, SHOTS, packagedScenario, startEditor } from './editor';
 import { exitWith, runScenario } from './scenario';
 
-const SHOTS = path.join(ROOT, 'dist', 'screenshots');
 const SLOW = 180000;
 const FILE = 'graph_model.py';
 
@@ -81,11 +79,7 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms: n
 }
 
 async function main(): Promise<number> {
-  const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
-  need(vsix, 'the packaged extension (make ext-package)');
-  const python = path.join(ROOT, '.venv', 'bin', 'python');
-  need(python, 'the project venv (make setup)');
-  mkdirSync(SHOTS, { recursive: true });
+  const { vsix, python } = packagedScenario();
   const editor = await startEditor({
     name: 'graph-ui',
     fixtures: path.join(ROOT, 'extension', 'test', 'fixtures-graph'),

@@ -6,13 +6,12 @@
  * quick-fix must rewrite the cell and take the squiggle away. Screenshots:
  * dist/screenshots/notebook-*.png. Every wait is on a condition.
  */
-import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { ROOT, need, startEditor } from './editor';
+import { ROOT, SHOTS, packagedScenario, startEditor } from './editor';
+import { chooseFix, offeredFix, provenCond } from './quickFix';
 import { exitWith, runScenario } from './scenario';
 
-const SHOTS = path.join(ROOT, 'dist', 'screenshots');
 const SLOW = 240000;
 const FILE = 'guarded.ipynb';
 const REFUSED = 'if logits.sum() > 0';
@@ -33,11 +32,7 @@ async function rowUnder(page: Page, box: { x: number; y: number; height: number 
 }
 
 async function main(): Promise<number> {
-  const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
-  need(vsix, 'the packaged extension (make ext-package)');
-  const python = path.join(ROOT, '.venv', 'bin', 'python');
-  need(python, 'the project venv (make setup)');
-  mkdirSync(SHOTS, { recursive: true });
+  const { vsix, python } = packagedScenario();
   const editor = await startEditor({
     name: 'notebook-ui',
     fixtures: path.join(ROOT, 'tests', 'data', 'notebooks'),
@@ -82,35 +77,13 @@ async function main(): Promise<number> {
 
     // The cursor into the squiggled line of the cell, then the quick-fix menu, until the fix is proven.
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-    const rows = page.locator('.action-widget .monaco-list-row');
-    let index = -1;
-    const deadline = Date.now() + SLOW;
-    while (index < 0 && Date.now() < deadline) {
-      await page.keyboard.press('Control+.');
-      const shown = await rows
-        .first()
-        .waitFor({ timeout: 20000 })
-        .then(
-          () => true,
-          () => false,
-        );
-      const titles = shown ? await rows.allInnerTexts() : [];
-      index = titles.findIndex((title) => title.includes('torch.cond') && title.includes('matches eager'));
-      if (index < 0) {
-        await page.keyboard.press('Escape');
-        await page.waitForTimeout(2000);
-      }
-    }
+    const index = await offeredFix(page, provenCond, SLOW);
     check('the proven torch.cond quick-fix is offered in the cell', index >= 0, 'never offered as proven');
     if (index < 0) {
       return;
     }
     await shot(page, 'notebook-quick-fix-menu.png');
-    const focused = await rows.evaluateAll((els) => els.findIndex((el) => el.classList.contains('focused')));
-    for (let i = Math.max(focused, 0); i < index; i++) {
-      await page.keyboard.press('ArrowDown');
-    }
-    await page.keyboard.press('Enter');
+    await chooseFix(page, index);
     await page.locator('.notebook-editor .monaco-editor .view-lines', { hasText: 'torch.cond(' }).first().waitFor({ timeout: 30000 });
     const gone = await page
       .locator('.notebook-editor .monaco-editor .squiggly-error')

@@ -6,22 +6,16 @@
  * say the export itself works. Screenshot: dist/screenshots/onnx.png (`make screenshots` copies
  * it to docs/screenshots/, the README's picture). Every wait is on a condition.
  */
-import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { ROOT, need, startEditor } from './editor';
+import { ROOT, SHOTS, packagedScenario, startEditor } from './editor';
 import { exitWith, runScenario } from './scenario';
 
-const SHOTS = path.join(ROOT, 'dist', 'screenshots');
 const SLOW = 240000;
 const FILE = 'median_pool.py';
 const REFUSED = 'torch.kthvalue(';
 
 async function main(): Promise<number> {
-  const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
-  need(vsix, 'the packaged extension (make ext-package)');
-  const python = path.join(ROOT, '.venv', 'bin', 'python');
-  need(python, 'the project venv with onnx and onnxscript (make setup)');
-  mkdirSync(SHOTS, { recursive: true });
+  const { vsix, python } = packagedScenario('the project venv with onnx and onnxscript (make setup)');
   const editor = await startEditor({
     name: 'onnx-ui',
     fixtures: path.join(ROOT, 'extension', 'test', 'fixtures-onnx'),

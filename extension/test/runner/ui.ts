@@ -6,15 +6,15 @@
  * them into docs/screenshots/, which the README shows. A step fails when an error
  * notification appeared during it, and the run ends by reading the notification center.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { EXTENSION_ID } from '../extensionId';
-import { ROOT, need, startEditor, stopOnSignals, type Editor } from './editor';
+import { ROOT, SHOTS, packagedScenario, startEditor, stopOnSignals, type Editor } from './editor';
+import { chooseFix, offeredFix, provenCond } from './quickFix';
 import { describe, openNotificationCenter } from './notifications';
 import { outputLogFile, outputLogProblems } from './outputLog';
 
-const SHOTS = path.join(ROOT, 'dist', 'screenshots');
 const SLOW = 180000;
 
 interface Step {
@@ -121,37 +121,12 @@ const steps: Step[] = [
     run: async (page) => {
       await editorWith(page, 'class Guarded').click();
       await goToLine(page, 8);
-      const rows = page.locator('.action-widget .monaco-list-row');
-      let index = -1;
-      const deadline = Date.now() + SLOW;
-      // The fix is offered "(checking…)" until the worker has proven it: ask again until it says so.
-      // A request VS Code drops (diagnostics re-published while it was in flight shows "No code
-      // actions available") is asked again too, as a user would; a fix never offered still fails.
-      while (index < 0 && Date.now() < deadline) {
-        await page.keyboard.press('Control+.');
-        const shown = await rows
-          .first()
-          .waitFor({ timeout: 20000 })
-          .then(
-            () => true,
-            () => false,
-          );
-        const titles = shown ? await rows.allInnerTexts() : [];
-        index = titles.findIndex((title) => title.includes('torch.cond') && title.includes('matches eager'));
-        if (index < 0) {
-          await page.keyboard.press('Escape');
-          await page.waitForTimeout(2000);
-        }
-      }
+      const index = await offeredFix(page, provenCond, SLOW);
       if (index < 0) {
         throw new Error('no proven torch.cond quick-fix was offered');
       }
       await shot(page, '05b-quick-fix-menu.png');
-      const focused = await rows.evaluateAll((els) => els.findIndex((el) => el.classList.contains('focused')));
-      for (let i = Math.max(focused, 0); i < index; i++) {
-        await page.keyboard.press('ArrowDown');
-      }
-      await page.keyboard.press('Enter');
+      await chooseFix(page, index);
       await editorWith(page, 'torch.cond(').waitFor({ timeout: 30000 });
       await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: SLOW });
       await shot(page, '05c-after-quick-fix.png');
@@ -236,12 +211,8 @@ function outputLogClean(editor: Editor): boolean {
 }
 
 async function main(): Promise<number> {
-  const vsix = path.join(ROOT, 'dist', 'exportlens.vsix');
-  need(vsix, 'the packaged extension (make ext-package)');
-  const interpreter = path.join(ROOT, '.venv', 'bin', 'python');
-  need(interpreter, 'the project venv (make setup)');
   rmSync(SHOTS, { recursive: true, force: true }); // only this run's: make screenshots copies them all
-  mkdirSync(SHOTS, { recursive: true });
+  const { vsix, python: interpreter } = packagedScenario();
   const started = Date.now();
   const editor = await startEditor({
     name: 'ui',

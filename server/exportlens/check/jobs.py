@@ -31,6 +31,9 @@ class CheckOptions:
     # run for a document (check/elsewhere.py) must not cancel that file's own, nor be cancelled by it.
     purpose: str = "check"
     compile: str = "auto"  # exportlens.compile: which modules get a compile check (compiled.py)
+    # One export's limits (the file's own settings, its pyproject.toml's); 0 / None: the engine's.
+    timeout: float = 0.0
+    memory_mb: int | None = None  # 0: no cap
 
 
 def tracers(mode: str | None) -> list[bool | None]:
@@ -56,8 +59,9 @@ def make_job(
         sys_path=sys_path,
         target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
         strict=strict,
-        # the engine's default; a C++ compile gets its own
-        timeout=AOTI_TIMEOUT_SECONDS if "aoti" in lowered else 0.0,
+        # a C++ compile gets its own; 0: the engine's default
+        timeout=AOTI_TIMEOUT_SECONDS if "aoti" in lowered else options.timeout,
+        memory_mb=options.memory_mb,
         load_until=doc.discovery.load_until,
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,

@@ -117,6 +117,13 @@ def _setting(default: Any, spec: Spec) -> Any:
     return dataclasses.field(default=default, metadata={"spec": spec})
 
 
+def _list_setting(key: str, items: Literal["code", "glob"], values: str, description: str) -> Any:
+    """A list, empty by default, set alike everywhere: `--<key>` (repeatable), `<key>` in
+    pyproject.toml, and the VS Code setting described by `description`."""
+    client = Client(description, default=[])
+    return _setting((), Spec("array", values, items=items, cli=f"--{key}", toml=key, client=client))
+
+
 @dataclass(frozen=True)
 class Settings:
     mode: str | None = _setting(
@@ -280,34 +287,19 @@ class Settings:
             ),
         ),
     )
-    exclude: tuple[str, ...] = _setting(
-        (),
-        Spec(
-            "array",
-            "list of globs, relative to the project's folder: files never checked (docs/configuration.md)",
-            items="glob",
-            cli="--exclude",
-            toml="exclude",
-            client=Client(
-                "Files never checked: globs relative to the project's folder (the `pyproject.toml`'s, else "
-                "the workspace folder), e.g. `generated/**`, `**/legacy_*.py`. Library code (the "
-                "interpreter's prefix, site-packages, the standard library, torch) is never checked.",
-                default=[],
-            ),
-        ),
+    exclude: tuple[str, ...] = _list_setting(
+        "exclude",
+        "glob",
+        "list of globs, relative to the project's folder: files never checked (docs/configuration.md)",
+        "Files never checked: globs relative to the project's folder (the `pyproject.toml`'s, else "
+        "the workspace folder), e.g. `generated/**`, `**/legacy_*.py`. Library code (the "
+        "interpreter's prefix, site-packages, the standard library, torch) is never checked.",
     )
-    ignore: tuple[str, ...] = _setting(
-        (),
-        Spec(
-            "array",
-            "list of codes (docs/codes.md) never reported",
-            items="code",
-            cli="--ignore",
-            toml="ignore",
-            client=Client(
-                "Codes never reported, e.g. `exported-in-training-mode` (docs/codes.md).", default=[]
-            ),
-        ),
+    ignore: tuple[str, ...] = _list_setting(
+        "ignore",
+        "code",
+        "list of codes (docs/codes.md) never reported",
+        "Codes never reported, e.g. `exported-in-training-mode` (docs/codes.md).",
     )
     severity: tuple[tuple[str, str], ...] = _setting(
         (),

@@ -128,10 +128,12 @@ class ExportLensServer(LanguageServer):
 
     async def apply_settings(self, new: Settings) -> None:
         old, self.session.settings = self.session.settings, new
+        # an interpreter no window or folder setting names any more: its worker goes
+        in_use = {new.python} | {s.python for s, _ in self.session.folder_settings.values()}
+        await self.scheduler.engines.settings_changed(new, in_use)
         if old == new:
             return
         log.info("settings: %s", new)
-        await self.scheduler.engines.settings_changed(old, new)
         if old.results_key() != new.results_key() or old.export_sites != new.export_sites:
             for uri, state in self.session.files.items():
                 state.entries.clear()

@@ -123,7 +123,8 @@ class CodeActions:
                         why = "no example inputs for this module in this file to prove it with"
                         self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))
                         continue
-                    self.settle(book, doc, key, verdict(await self.ls.scheduler.run_job(job), fix))
+                    python = self.ls.session.settings_for(doc.path)[0].python
+                    self.settle(book, doc, key, verdict(await self.ls.scheduler.run_job(job, python), fix))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:

@@ -90,7 +90,7 @@ def register(server: ExportLensServer) -> None:
             "pid": os.getpid(),
             "rssMb": rss_mb(),
             "workerPid": engine.worker_pid if engine else None,
-            "jobsSent": engine.jobs_sent if engine else 0,
+            "jobsSent": ls.scheduler.engines.jobs_sent,
             "trusted": ls.trusted,
             "settings": to_json(ls.settings),
             "openFiles": len(ls.session.files),
@@ -108,7 +108,7 @@ async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) ->
     options = snap.options()
     job = make_job(snap.document, target, tracers(options.mode)[0], options)
     job.purpose, job.save_to = "save", os.path.abspath(path)
-    outcome = await ls.scheduler.run_job(job)
+    outcome = await ls.scheduler.run_job(job, snap.settings.python)
     save_error = str(outcome.raw.get("save_error", ""))
     return {
         "path": job.save_to,

@@ -1,5 +1,11 @@
-"""The engine the server exports with: created on first use (never when untrusted), its limits
-and interpreter following the settings, closed on shutdown. Only the scheduler runs jobs in it."""
+"""The engines the server exports with: one per interpreter the files' settings name (a workspace
+folder may set its own), created on first use (never when untrusted), closed when no setting
+names their interpreter any more, and on shutdown. Only the scheduler runs jobs in them.
+
+An export's time and memory limits are the file's own (its folder's settings, its pyproject.toml):
+each job carries them (check/jobs.py), so one worker serves files with different limits. The
+engine's own options are the window's, for a job that carries none.
+"""
 
 from __future__ import annotations
 
@@ -14,46 +20,49 @@ from .session import Session
 class EngineHost:
     def __init__(self, session: Session) -> None:
         self.session = session
-        self._engine: Engine | None = None
+        self._engines: dict[str | None, Engine] = {}  # interpreter (None: the server's) -> its engine
 
-    def engine(self) -> Engine:
+    def engine(self, python: str | None) -> Engine:
         if not self.session.trusted:
             raise RuntimeError("untrusted workspace: the engine must not run")
-        if self._engine is None:
-            # one worker for every file: the limits of the (first) workspace folder's project
-            settings = self.session.settings_for(self.session.roots()[0])[0]
-            self._engine = Engine(
-                EngineOptions(
-                    python=settings.python,
-                    timeout=settings.timeout_seconds,
-                    memory_mb=settings.memory_limit_mb,
-                )
+        if python not in self._engines:
+            window = self.session.settings
+            self._engines[python] = Engine(
+                EngineOptions(python=python, timeout=window.timeout_seconds, memory_mb=window.memory_limit_mb)
             )
-        return self._engine
+        return self._engines[python]
 
     @property
     def started(self) -> Engine | None:
-        return self._engine
+        """The window's interpreter's engine if it started, else any started one (status)."""
+        return self._engines.get(self.session.settings.python) or next(iter(self._engines.values()), None)
 
-    def start_worker(self) -> None:
+    @property
+    def jobs_sent(self) -> int:
+        return sum(e.jobs_sent for e in self._engines.values())
+
+    def start_worker(self, python: str | None) -> None:
         """Start the worker without waiting for it; a failure to start is reported by the export
         that waits for it next (engine.run raises it again)."""
-        started = asyncio.ensure_future(self.engine().worker())
+        started = asyncio.ensure_future(self.engine(python).worker())
         started.add_done_callback(lambda done: done.cancelled() or done.exception())
 
-    async def run(self, job: Job, on_partial: Callable[[JobOutcome], None] | None = None) -> JobOutcome:
-        return await self.engine().run(job, on_partial)
+    async def run(
+        self, job: Job, python: str | None, on_partial: Callable[[JobOutcome], None] | None = None
+    ) -> JobOutcome:
+        return await self.engine(python).run(job, on_partial)
 
-    async def settings_changed(self, old: Settings, new: Settings) -> None:
-        """New limits apply to the next export; another interpreter, or no trust, closes the engine."""
-        if self._engine is None:
-            return
-        self._engine.options.timeout = new.timeout_seconds
-        self._engine.options.memory_mb = new.memory_limit_mb
-        if old.python != new.python or not self.session.trusted:
-            await self.close()
+    async def settings_changed(self, new: Settings, in_use: set[str | None]) -> None:
+        """The window's limits apply to the next job that carries none; an engine whose
+        interpreter no setting in `in_use` names any more, or every engine without trust, closes."""
+        for python, engine in list(self._engines.items()):
+            engine.options.timeout = new.timeout_seconds
+            engine.options.memory_mb = new.memory_limit_mb
+            if python not in in_use or not self.session.trusted:
+                del self._engines[python]
+                await engine.close()
 
     async def close(self) -> None:
-        if self._engine is not None:
-            engine, self._engine = self._engine, None
+        engines, self._engines = list(self._engines.values()), {}
+        for engine in engines:
             await engine.close()

@@ -7,6 +7,8 @@ import logging
 from lsprotocol import types
 
 from .app import ExportLensServer
+from .buffer_events import closed, edited, opened
+from .project_watch import watch_projects
 
 log = logging.getLogger("exportlens.lsp")
 
@@ -19,6 +21,7 @@ def register(server: ExportLensServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: ExportLensServer, params: types.InitializedParams) -> None:
         await ls.pull_settings()
+        await watch_projects(ls)
         log.info("ExportLens server ready (trusted: %s)", ls.trusted)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -34,7 +37,7 @@ def register(server: ExportLensServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ExportLensServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.scheduler.schedule(params.text_document.uri, force=True)
+        opened(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ExportLensServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -45,20 +48,15 @@ def register(server: ExportLensServer) -> None:
                 # lines the edit replaced, and the lines of the text it inserted
                 first = change.range.start.line
                 state.changed_lines.update(range(first, first + change.text.count("\n") + 1))
-        if ls.settings.run_on == "type":
-            ls.scheduler.schedule(uri, delay=ls.settings.debounce_ms / 1000)
-        else:
-            ls.refresh_lenses()  # the lenses now say "(stale)"
+        edited(ls, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: ExportLensServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.scheduler.schedule(params.text_document.uri, force=True)
+        opened(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ExportLensServer, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        ls.scheduler.close(uri)
-        ls.clear(uri)
+        closed(ls, params.text_document.uri)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: ExportLensServer, params: None) -> None:

@@ -22,6 +22,7 @@ from ..document import Document
 from ..notebook import Cell
 from ..notebook.cells import CellSpan
 from ..textpos import utf16_len
+from .buffer_events import closed, edited, opened
 
 if TYPE_CHECKING:
     from pygls.workspace import Workspace
@@ -165,25 +166,23 @@ def _file_uri(doc: Document) -> str:
 def register(server: ExportLensServer) -> None:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def did_open(ls: ExportLensServer, params: types.DidOpenNotebookDocumentParams) -> None:
-        ls.scheduler.schedule(params.notebook_document.uri, force=True)
+        opened(ls, params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def did_change(ls: ExportLensServer, params: types.DidChangeNotebookDocumentParams) -> None:
-        uri = params.notebook_document.uri
-        if ls.settings.run_on == "type" or (params.change.cells and params.change.cells.structure):
-            ls.scheduler.schedule(uri, delay=ls.settings.debounce_ms / 1000)
-        else:
-            ls.refresh_lenses()
+        # cells added, removed or moved: checked whatever runOn says
+        edited(
+            ls, params.notebook_document.uri, now=bool(params.change.cells and params.change.cells.structure)
+        )
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def did_save(ls: ExportLensServer, params: types.DidSaveNotebookDocumentParams) -> None:
-        ls.scheduler.schedule(params.notebook_document.uri, force=True)
+        opened(ls, params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def did_close(ls: ExportLensServer, params: types.DidCloseNotebookDocumentParams) -> None:
         uri = params.notebook_document.uri
-        ls.scheduler.close(uri)
-        ls.clear(uri)
+        closed(ls, uri)
         _PUBLISHED.pop(uri, None)
         for cell in params.cell_text_documents:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))

@@ -77,6 +77,7 @@ class Scheduler:
         if self.session.doc_version(state.uri) != version:
             return
         snap = self.session.snapshot(state.uri)
+        state.settings = snap.settings
         cancelled = False
         try:
             cancelled = await self._check(state, snap, force)
@@ -103,7 +104,8 @@ class Scheduler:
         self.ls.publish_config_errors(snap.project)
         if snap.trusted and snap.skipped is None and snap.uri.startswith("file:"):
             if force:
-                self.engines.start_worker()  # meanwhile: the probe, placing take ms, the worker seconds
+                # meanwhile: the probe, placing take ms, the worker seconds
+                self.engines.start_worker(snap.settings.python)
             # the worker's interpreter's library folders (its probe, asked once per interpreter)
             await self.ls.results.learn_library(snap.settings.python, self.session)
             snap = self.session.snapshot(snap.uri)
@@ -169,7 +171,7 @@ class Scheduler:
         state.running |= names
         state.cancelled -= names
         self.ls.refresh_lenses()
-        engine = self.engines.engine()
+        engine = self.engines.engine(snap.settings.python)
         task = asyncio.current_task()
 
         def user_cancel() -> None:
@@ -238,11 +240,14 @@ class Scheduler:
         """The buffer's own check of the modules `only` with `options` (a command's lowering)."""
         if not self.session.trusted:
             raise PermissionError("the workspace is untrusted: ExportLens runs no code")
-        return await check_document(self.engines.engine(), snap.document, options, only=only)
+        return await check_document(
+            self.engines.engine(snap.settings.python), snap.document, options, only=only
+        )
 
-    async def run_job(self, job: Job) -> JobOutcome:
-        """One job in the worker, outside any check: a save, a fix's proof."""
-        return await self.engines.run(job)
+    async def run_job(self, job: Job, python: str | None) -> JobOutcome:
+        """One job in the worker of `python` (the file's settings'), outside any check: a save, a
+        fix's proof."""
+        return await self.engines.run(job, python)
 
     def in_background(self, work: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
         """Work that follows a check and outlives the request that started it (the fixes' proofs)."""

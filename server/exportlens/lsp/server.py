@@ -12,7 +12,17 @@ import sys
 
 from lsprotocol import types
 
-from . import code_actions, codelens, commands, graph_command, hover, lifecycle, notebooks, target_commands
+from . import (
+    code_actions,
+    codelens,
+    commands,
+    graph_command,
+    hover,
+    lifecycle,
+    notebooks,
+    project_watch,
+    target_commands,
+)
 from .app import ExportLensServer
 
 LEVELS = {
@@ -41,6 +51,7 @@ def build() -> ExportLensServer:
     server = ExportLensServer()
     for feature in (
         lifecycle,
+        project_watch,
         notebooks,
         hover,
         codelens,

@@ -64,6 +64,8 @@ class Snapshot:
             compile=self.settings.compile,
             graph_views=self.graph_views,
             targets=self.settings.targets,
+            timeout=self.settings.timeout_seconds,
+            memory_mb=self.settings.memory_limit_mb or 0,  # unset: no cap, whatever another folder says
         )
 
     def target(self, name: str) -> Target | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..check.plan import Placement
 from ..codes.targets import CODES as LOWERING_CODES
+from ..config.settings import Settings
 from ..findings import Finding, ModuleResult
 
 
@@ -51,3 +52,4 @@ class FileState:
     context: str = ""  # what stored results are valid under (persist/fingerprint.py), from the last open/save
     last_published: str = ""  # what was last published (scheduler.py): an identical one is skipped
     skipped: str | None = None  # why it was last not checked (session.py's `skipped`), said once
+    settings: Settings | None = None  # what its last check ran under (project_watch.py compares)
