@@ -96,6 +96,34 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileRep
     return report
 
 
+class StillBreaks(Exception):
+    """A fix's candidate still breaks the graph where the fix was meant to remove the break."""
+
+
+def compiled_without_break(attempt: Any, spec: CompileSpec, lines: list[int], path: str) -> Any:
+    """A fix's proof (worker/verify.py): the candidate module compiled as the user's code does and
+    called on the example; raises StillBreaks when dynamo breaks the graph on one of `lines` of `path`.
+    The compiled module is returned for the comparison with eager mode."""
+    import torch
+
+    def backend(gm: Any, _example_inputs: Any) -> Any:
+        return gm.forward
+
+    told: list[BaseException] = []
+    listens = listening()
+    found = None if listens else explained(attempt)
+    torch._dynamo.reset()
+    compiled = _REAL.get("compile", torch.compile)(attempt.module, backend=backend, dynamic=spec["dynamic"])
+    with breaks_told(told) if listens else nullcontext():
+        compiled(*attempt.args, **(attempt.kwargs or {}))
+    for met in breaks(told) if found is None else found:
+        here = [f for f in met["frames"] if f["path"] == path]
+        if here and here[-1]["line"] in lines:
+            what = met.get("gb_type") or "a graph break"
+            raise StillBreaks(f"torch.compile still breaks the graph on line {here[-1]['line']}: {what}")
+    return compiled
+
+
 def _recompiles(compiled: Any, attempt: Any, pinned: list[tuple[str, Frame | None]]) -> list[Recompile]:
     """Call the compiled module as a user's next batches would: the batch dim + 1, then + 2; then, for
     token ids (a 2-D integer tensor), the sequence dim the same way."""
