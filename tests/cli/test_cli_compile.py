@@ -11,8 +11,10 @@ from tests.cli.test_cli import run_cli as run_here
 from tests.compile.sources import (
     BATCH_PINNED,
     DECORATED_FORWARD,
+    DECORATED_FUNCTION,
     EXPORTED_AND_COMPILED,
     FULLGRAPH,
+    FUNCTION_COMPILED,
     PRINT_AND_BRANCH,
     SEQUENCE_PINNED,
     line_of,
@@ -138,3 +140,22 @@ def test_a_sequence_length_pinned_in_forward_recompiles_on_every_length(tmp_path
     assert recompile["range"]["start"]["line"] == line_of(SEQUENCE_PINNED, "for t in range(tokens.shape[1])")
     assert "recompiles for each new sequence length (called with sizes 6, 7, 8)" in recompile["message"]
     assert "mark_dynamic(x, 1)" in recompile["message"]
+
+
+def test_a_compiled_function_is_checked_with_its_first_call(tmp_path: Path) -> None:
+    (tmp_path / "step.py").write_text(FUNCTION_COMPILED)
+    (tmp_path / "gate.py").write_text(DECORATED_FUNCTION)
+    out = run_cli("step.py", "gate.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    step, gate = sorted(json.loads(out.stdout)["files"], key=lambda f: Path(f["path"]).name != "step.py")
+    assert [(d["code"], d["severity"], d["range"]["start"]["line"]) for d in step["diagnostics"]] == [
+        ("compile-graph-break", "warning", line_of(FUNCTION_COMPILED, 'print("step"'))
+    ]
+    assert step["diagnostics"][0]["message"].startswith("torch.compile: graph break in `step`:")
+    (module,) = step["modules"]
+    assert (module["name"], module["inputs"]) == ("step", "compile-call")
+    assert module["compile"] == {"graphs": 2, "breaks": 1, "recompiles": 0, "fullgraph": False}
+    # `@torch.compile(fullgraph=True)`, called in the `__main__` block after a statement it needs
+    assert [(d["code"], d["severity"], d["range"]["start"]["line"]) for d in gate["diagnostics"]] == [
+        ("compile-graph-break-fullgraph", "error", line_of(DECORATED_FUNCTION, "if h.sum() > 0:"))
+    ]
+    assert out.returncode == 1, out.stdout + out.stderr

@@ -125,3 +125,36 @@ model = torch.compile(Tagger())
 out = model(torch.randint(0, 50, (2, 6)))
 """
 )
+
+
+FUNCTION_COMPILED = (
+    NO_INDUCTOR
+    + """
+def step(x, scale):
+    h = torch.relu(x) * scale + 1
+    print("step", h.shape)
+    return h * 2
+
+
+fast_step = torch.compile(step)
+out = fast_step(torch.randn(2, 8), 3.0)
+"""
+)
+
+
+DECORATED_FUNCTION = (
+    NO_INDUCTOR
+    + """
+@torch.compile(fullgraph=True)
+def gate(x):
+    h = torch.relu(x) * 2 + 1
+    if h.sum() > 0:
+        return h + 1
+    return h - 1
+
+
+if __name__ == "__main__":
+    batch = torch.randn(2, 8)
+    gate(batch)
+"""
+)

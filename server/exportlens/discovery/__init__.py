@@ -40,6 +40,7 @@ class Target:
     call: ast.Call | None = None
     # Checked as torch.compile traces it (compile_calls.py, worker/compiled.py), not exported.
     compile: dict[str, Any] | None = None
+    function: str | None = None  # a plain function of this file compiled (its lens is here)
 
     @property
     def inputs_kind(self) -> str:
@@ -161,10 +162,15 @@ def _compiled_targets(
         else:
             spec = {"kind": "none", "class": known or call.name, "why": "forward"}
         both = known is not None and (known in exported or any(t.class_name == known for t in targets))
-        name = f"{known}@compile" if both else known or _target_name(call.class_name or call.name)
+        name = (
+            f"{known}@compile"
+            if both
+            else known or _target_name(call.class_name or call.function or call.name)
+        )
         node = classes[known] if known and not both else call.node
         options = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
-        targets.append(Target(name, None if both else known, node, spec, compile=options))
+        target = Target(name, None if both else known, node, spec, compile=options, function=call.function)
+        targets.append(target)
     return targets
 
 

@@ -1,5 +1,5 @@
 """Find what a file compiles: `torch.compile(model)`, `torch.compile(Net())`, `model.compile()`,
-a method under `@torch.compile`.
+a method under `@torch.compile`, a function (`torch.compile(step)`, `@torch.compile def step`).
 
 Each compiled object bound to a top-level name is followed to its first top-level call
 (`out = model(torch.randn(2, 8))`): the inputs a user's first batch gives it. Loading the file
@@ -27,6 +27,7 @@ class CompileCall:
     first_call: ast.Call | None  # the first call of the compiled object at the top level
     # Statements run before evaluating that call: those of its `if __name__ == "__main__":` block
     prelude: list[ast.stmt] = field(default_factory=list)
+    function: str | None = None  # a plain function compiled (`torch.compile(fn)`, `@torch.compile`)
 
 
 def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
@@ -34,7 +35,52 @@ def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
 
 
 def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
-    return _compiled_objects(tree, imports) + _compiled_methods(tree, imports)
+    return (
+        _compiled_objects(tree, imports)
+        + _compiled_methods(tree, imports)
+        + _compiled_functions(tree, imports)
+    )
+
+
+def _compiled_functions(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    """Top-level functions under `@torch.compile` (or `@torch.compile(...)`): fed their first call at
+    the top level after the definition, else in a top-level `if` block (its prelude)."""
+    found: list[CompileCall] = []
+    for index, func in enumerate(tree.body):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        decorator = next((d for d in func.decorator_list if _is_compile(d, imports)), None)
+        if decorator is None:
+            continue
+        options = decorator if isinstance(decorator, ast.Call) else ast.Call(decorator, [], [])
+        fullgraph, dynamic = _flag(options, "fullgraph") is True, _flag(options, "dynamic")
+        compiled = CompileCall(func.name, decorator, None, fullgraph, dynamic, None)
+        compiled.function = func.name
+        compiled.first_call, compiled.prelude = _first_call_after(tree.body[index + 1 :], func.name, imports)
+        found.append(compiled)
+    return found
+
+
+def _first_call_after(
+    body: list[ast.stmt], name: str, imports: dict[str, str]
+) -> tuple[ast.Call | None, list[ast.stmt]]:
+    """The first call of `name` in `body`, a top-level `if` block's with that block's prelude."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            if (call := _first_call(stmt.body, name)) is not None:
+                return call, _prelude(stmt.body, call, imports)
+            continue
+        if (call := _first_call([stmt], name)) is not None:
+            return call, []
+        if any(isinstance(t, ast.Name) and t.id == name for t in getattr(stmt, "targets", [])):
+            break  # rebound before it is called
+    return None, []
+
+
+def _prelude(block: list[ast.stmt], first: ast.Call, imports: dict[str, str]) -> list[ast.stmt]:
+    """The statements of an `if` block run before its statement holding `first`."""
+    until = next(i for i, s in enumerate(block) if _holds(s, {first.lineno}))
+    return [s for s in block[:until] if not contains_export_call(s, imports)]
 
 
 def _compiled_methods(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
@@ -90,11 +136,19 @@ def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[Compile
             first = _first_call(block[index + 1 :], name)
             fullgraph, dynamic = _flag(call, "fullgraph") is True, _flag(call, "dynamic")
             compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first)
+            compiled.function = _function(module_expr, tree) if class_name is None else None
             if nested and first is not None:
-                until = next(i for i, s in enumerate(block) if _holds(s, {first.lineno}))
-                compiled.prelude = [s for s in block[:until] if not contains_export_call(s, imports)]
+                compiled.prelude = _prelude(block, first, imports)
             found.append(compiled)
     return found
+
+
+def _function(expr: ast.expr | None, tree: ast.Module) -> str | None:
+    """`torch.compile(step)` of a function the file defines at the top level: its name."""
+    if not isinstance(expr, ast.Name):
+        return None
+    functions = {f.name for f in tree.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return expr.id if expr.id in functions else None
 
 
 def first_compiled_call(tree: ast.Module, imports: dict[str, str]) -> ast.stmt | None:

@@ -149,6 +149,10 @@ def execute(
             torch.set_default_device("meta")
         if job["strict"] is None and attempt.strict is not None:
             strict = attempt.strict
+        if (compiled := job.get("compile")) and callable(attempt.module):  # a function too
+            stage = "export"
+            reports.doing("export", strict)
+            return _compile_answer(attempt, compiled, budget, timings, tick, exported)
         if not isinstance(attempt.module, torch.nn.Module):
             return {
                 "status": "skipped",
@@ -157,8 +161,6 @@ def execute(
             }
         stage = "export"
         reports.doing("export", strict)
-        if compiled := job.get("compile"):
-            return _compile_answer(attempt, compiled, budget, timings, tick, exported)
         with warnings.catch_warnings(record=True) as caught, exporting(placement), budget.measure():
             warnings.simplefilter("always")
             program = torch.export.export(

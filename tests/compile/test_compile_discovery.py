@@ -1,0 +1,27 @@
+"""What discovery finds a file compiles (discovery/compile_calls.py), without torch: functions too,
+and the first call that feeds each, in a `__main__` block with the statements it needs before it."""
+
+from __future__ import annotations
+
+from exportlens.discovery import discover
+from tests.compile.sources import DECORATED_FUNCTION, FUNCTION_COMPILED, line_of
+
+
+def test_a_compiled_function_is_a_target_fed_by_its_first_call() -> None:
+    (step,) = discover(FUNCTION_COMPILED, "step.py").targets
+    assert (step.name, step.class_name, step.function) == ("step", None, "step")
+    assert step.inputs == {
+        "kind": "compile-call",
+        "call": [line_of(FUNCTION_COMPILED, "out = fast_step(") + 1, 6],
+        "prelude": [],
+    }
+    assert step.compile == {"fullgraph": False, "dynamic": None}
+
+
+def test_a_decorated_function_called_in_main_gets_that_blocks_prelude() -> None:
+    found = discover(DECORATED_FUNCTION, "gate.py")
+    (gate,) = found.targets
+    assert (gate.name, gate.function, gate.compile) == ("gate", "gate", {"fullgraph": True, "dynamic": None})
+    assert gate.inputs["call"] == [line_of(DECORATED_FUNCTION, "gate(batch)") + 1, 4]
+    assert gate.inputs["prelude"] == [[line_of(DECORATED_FUNCTION, "batch = ") + 1, 4]]
+    assert found.load_until == [line_of(DECORATED_FUNCTION, "if __name__") + 1, 0]
