@@ -25,3 +25,8 @@ def test_a_decorated_function_called_in_main_gets_that_blocks_prelude() -> None:
     assert gate.inputs["call"] == [line_of(DECORATED_FUNCTION, "gate(batch)") + 1, 4]
     assert gate.inputs["prelude"] == [[line_of(DECORATED_FUNCTION, "batch = ") + 1, 4]]
     assert found.load_until == [line_of(DECORATED_FUNCTION, "if __name__") + 1, 0]
+
+
+def test_a_compiled_function_never_called_is_not_a_target() -> None:
+    never_called = FUNCTION_COMPILED.split("\nout = ")[0] + "\n"
+    assert discover(never_called, "step.py").targets == []

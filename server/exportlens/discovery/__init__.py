@@ -145,6 +145,8 @@ def _compiled_targets(
     """One target per compiled object: fed its first call, else its class's inputs as for export."""
     targets: list[Target] = []
     for call in calls:
+        if call.function is not None and call.first_call is None:
+            continue  # a function's only inputs are its call's: none, nothing to say
         known = call.class_name if call.class_name in classes else None
         spec: dict[str, Any]
         if call.first_call is not None:
