@@ -158,3 +158,30 @@ if __name__ == "__main__":
     gate(batch)
 """
 )
+
+
+COMPILED_IN_MAIN = (
+    NO_INDUCTOR
+    + """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        print("hidden", h.shape)
+        return torch.relu(h) * 2 + 1
+
+
+def main():
+    model = torch.compile(Net())
+    x = torch.randn(2, 8)
+    with torch.no_grad():
+        model(x)
+
+
+if __name__ == "__main__":
+    main()
+"""
+)

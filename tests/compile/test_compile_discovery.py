@@ -4,7 +4,7 @@ and the first call that feeds each, in a `__main__` block with the statements it
 from __future__ import annotations
 
 from exportlens.discovery import discover
-from tests.compile.sources import DECORATED_FUNCTION, FUNCTION_COMPILED, line_of
+from tests.compile.sources import COMPILED_IN_MAIN, DECORATED_FUNCTION, FUNCTION_COMPILED, line_of
 
 
 def test_a_compiled_function_is_a_target_fed_by_its_first_call() -> None:
@@ -30,3 +30,17 @@ def test_a_decorated_function_called_in_main_gets_that_blocks_prelude() -> None:
 def test_a_compiled_function_never_called_is_not_a_target() -> None:
     never_called = FUNCTION_COMPILED.split("\nout = ")[0] + "\n"
     assert discover(never_called, "step.py").targets == []
+
+
+def test_a_compile_call_in_main_is_fed_by_its_first_call_there() -> None:
+    found = discover(COMPILED_IN_MAIN, "train.py")
+    net = next(t for t in found.targets if t.name == "Net")
+    assert net.compile == {"fullgraph": False, "dynamic": None} and net.inputs_kind == "compile-call"
+    assert net.inputs["call"] == [line_of(COMPILED_IN_MAIN, "model(x)") + 1, 8]
+    # `main()`'s statements before the call run first: the compile (building `Net()`) and `x`
+    assert net.inputs["prelude"] == [
+        [line_of(COMPILED_IN_MAIN, "model = torch.compile") + 1, 4],
+        [line_of(COMPILED_IN_MAIN, "x = torch.randn") + 1, 4],
+    ]
+    # loading the file runs no call of the compiled model: nothing stops it (`main()` is not run)
+    assert found.load_until is None

@@ -7,6 +7,7 @@ from lsprotocol import types
 
 from tests.compile.sources import (
     BATCH_PINNED,
+    COMPILED_IN_MAIN,
     DECORATED_FUNCTION,
     FULLGRAPH,
     FUNCTION_COMPILED,
@@ -68,4 +69,11 @@ async def test_a_compiled_function_gets_its_breaks_on_its_lines(server: Session)
             line_of(DECORATED_FUNCTION, "if h.sum() > 0:"),
             types.DiagnosticSeverity.Error,
         )
+    ]
+
+
+async def test_a_model_compiled_and_called_in_main_gets_its_break(server: Session) -> None:
+    diagnostics = await server.open("compiled_main.py", COMPILED_IN_MAIN)
+    assert [(d.code, d.range.start.line) for d in diagnostics] == [
+        ("compile-graph-break", line_of(COMPILED_IN_MAIN, 'print("hidden"'))
     ]

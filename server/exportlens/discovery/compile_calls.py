@@ -15,6 +15,8 @@ from ..syntax import contains_export_call, dotted, resolve
 from .built_class import built_class, statements_before
 
 COMPILE_FUNCTIONS = {"torch.compile", "torch.compiler.compile"}
+# Top-level blocks whose statements do not run when the file loads: a first call there has a prelude.
+_BLOCKS = (ast.If, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass
@@ -64,9 +66,10 @@ def _compiled_functions(tree: ast.Module, imports: dict[str, str]) -> list[Compi
 def _first_call_after(
     body: list[ast.stmt], name: str, imports: dict[str, str]
 ) -> tuple[ast.Call | None, list[ast.stmt]]:
-    """The first call of `name` in `body`, a top-level `if` block's with that block's prelude."""
+    """The first call of `name` in `body`; in a top-level `if` block or function (`main()`), with the
+    statements before it there (its prelude)."""
     for stmt in body:
-        if isinstance(stmt, ast.If):
+        if isinstance(stmt, _BLOCKS):
             if (call := _first_call(stmt.body, name)) is not None:
                 return call, _prelude(stmt.body, call, imports)
             continue
@@ -120,10 +123,11 @@ def _first_instance_call(tree: ast.Module, class_name: str) -> ast.Call | None:
 
 
 def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
-    """Bindings at the top level, and in the body of a top-level `if` (`if __name__ == "__main__":`),
-    whose statements before the first call are its prelude (they do not run when the file loads)."""
+    """Bindings at the top level, and in the body of a top-level `if` (`if __name__ == "__main__":`)
+    or function (`def main():`), whose statements before the first call are its prelude (they do
+    not run when the file loads), as for an export call in `main()` (export_calls.py)."""
     found: list[CompileCall] = []
-    blocks = [(tree.body, False)] + [(s.body, True) for s in tree.body if isinstance(s, ast.If)]
+    blocks = [(tree.body, False)] + [(s.body, True) for s in tree.body if isinstance(s, _BLOCKS)]
     for block, nested in blocks:
         for index, stmt in enumerate(block):
             bound = _compiled_binding(stmt, imports)
@@ -155,7 +159,8 @@ def first_compiled_call(tree: ast.Module, imports: dict[str, str]) -> ast.stmt |
     """The first top-level statement that calls a compiled object: where loading must stop."""
     firsts = [c.first_call for c in find_compile_calls(tree, imports) if c.first_call is not None]
     lines = {call.lineno for call in firsts}
-    return next((s for s in tree.body if s.lineno <= max(lines, default=0) and _holds(s, lines)), None)
+    run = [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return next((s for s in run if s.lineno <= max(lines, default=0) and _holds(s, lines)), None)
 
 
 def _holds(stmt: ast.stmt, lines: set[int]) -> bool:
