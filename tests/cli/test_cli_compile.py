@@ -45,10 +45,12 @@ def test_a_compiled_models_breaks_are_warnings_on_their_lines(tmp_path: Path) ->
     assert "warning[compile-graph-break]" in found[1] and "Data-dependent branching" in found[1]
     assert "torch.cond" in found[1]
     assert "0 error(s)" in text.stdout and "Inductor" not in text.stdout and "export" not in found[1]
+    assert "1 file(s): 0 module export(s) succeeded, 0 failed, 1 compile check(s); 0 error(s)" in text.stdout
     out = run_cli("train.py", "--no-cache", "--format", "json", cwd=tmp_path)
     (entry,) = json.loads(out.stdout)["files"]
     (module,) = entry["modules"]
     assert module["inputs"] == "compile-call" and module["mode"] == "compile"
+    assert module["status"] == "compiled"  # only compiled: never said to export
     assert module["compile"] == {"graphs": 3, "breaks": 2, "recompiles": 0, "fullgraph": False}
     assert [(d["code"], d["severity"]) for d in entry["diagnostics"]] == [
         ("compile-graph-break", "warning")
@@ -117,7 +119,10 @@ def test_the_compile_setting_turns_the_checks_off_or_onto_every_module(tmp_path:
         line_of(PRINT_AND_BRANCH, "print("),
         line_of(PRINT_AND_BRANCH, "if h.sum()"),
     ]
-    assert {m["name"] for m in entry["modules"]} == {"Net", "Net@compile"}
+    assert {(m["name"], m["status"]) for m in entry["modules"]} == {
+        ("Net", "failed"),
+        ("Net@compile", "compiled"),
+    }
 
 
 def test_a_forward_under_the_compile_decorator_is_checked_as_compiled(tmp_path: Path) -> None:

@@ -37,8 +37,12 @@ async def test_a_compiled_models_breaks_are_warnings_on_their_lines_and_the_lens
     assert diagnostics[0].message.startswith("torch.compile: graph break in `Net`: Failed to trace builtin")
     assert diagnostics[1].code_description is not None
     assert diagnostics[1].code_description.href.endswith("/gb/gb0170.html")
-    lenses = await server.lenses((server.root / "compiled_train.py").resolve().as_uri())
+    uri = (server.root / "compiled_train.py").resolve().as_uri()
+    lenses = await server.lenses(uri)
     assert lenses[0] == "⚡ 3 graphs · 2 breaks", lenses
+    at = types.Position(line=line_of(PRINT_AND_BRANCH, "class Net"), character=0)
+    ran = await server.command("exportlens.exportModule", uri, at)
+    assert (ran["module"], ran["status"]) == ("Net", "compiled")  # only compiled: never said to export
 
 
 async def test_fullgraph_makes_the_print_an_error_and_a_pinned_batch_size_recompiles(server: Session) -> None:
