@@ -103,7 +103,6 @@ def execute(
     from .sizing import build_sized
     from .summary import summarize
 
-    without_compile()  # loading a file never compiles, for a proof too: a compile check traces it
     if job["verify"]:  # a quick-fix's proof (fixes/, lsp/code_actions.py)
         from .verify import verify
 
@@ -131,7 +130,8 @@ def execute(
     try:
         tree = parse(path, source)
         # The file's top level may already say `.cuda()`; where each dropout is built is kept.
-        with building(placement), layer_sites.recording():
+        # Loading never compiles (a compile check traces the module after): compiled.py
+        with building(placement), layer_sites.recording(), without_compile():
             user_module = load_module(
                 path, source, tree, job["module_name"], job["sys_path"], job["load_until"]
             )

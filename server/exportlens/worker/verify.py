@@ -22,6 +22,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from .compiled import without_compile
 from .devices import Placement, building, exporting, finish
 from .inputs import build
 from .loader import load_module, parse
@@ -47,7 +48,7 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
     torch.manual_seed(0)
     tree = parse(path, job["source"])
     placement = Placement(job.get("device") or "fake")
-    with building(placement):
+    with building(placement), without_compile():
         patched = load_module(
             path, job["source"], tree, job["module_name"], job["sys_path"], job["load_until"]
         )
@@ -128,8 +129,9 @@ def _reference(job: JobMessage, spec: VerifySpec, attempt: Any) -> Any:
     torch.manual_seed(0)
     name = job["module_name"] + "__exportlens_original"
     tree = parse(path, original["source"])
-    loaded = load_module(path, original["source"], tree, name, [], original["load_until"])
-    reference = build(original["target"]["inputs"], loaded, path, tree).module
+    with without_compile():
+        loaded = load_module(path, original["source"], tree, name, [], original["load_until"])
+        reference = build(original["target"]["inputs"], loaded, path, tree).module
     if isinstance(reference, torch.nn.Module) and isinstance(attempt.module, torch.nn.Module):
         reference.load_state_dict(attempt.module.state_dict(), strict=False)
     return reference
