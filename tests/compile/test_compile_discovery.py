@@ -44,3 +44,14 @@ def test_a_compile_call_in_main_is_fed_by_its_first_call_there() -> None:
     ]
     # loading the file runs no call of the compiled model: nothing stops it (`main()` is not run)
     assert found.load_until is None
+
+
+def test_a_compile_of_a_functions_parameters_is_left_to_its_caller() -> None:
+    """`def train(model, loader): model = torch.compile(model)`: nothing in the file gives `model` a
+    value there, so no check is planned on it (it would only fail building its inputs)."""
+    source = COMPILED_IN_MAIN.replace(
+        "def main():\n    model = torch.compile(Net())\n    x = torch.randn(2, 8)\n",
+        "def main(model, x):\n    model = torch.compile(model)\n",
+    )
+    assert "def main(model, x):" in source
+    assert [t.compile for t in discover(source, "train.py").targets] == [None]  # `Net`, as an export

@@ -71,7 +71,9 @@ def _first_call_after(
     for stmt in body:
         if isinstance(stmt, _BLOCKS):
             if (call := _first_call(stmt.body, name)) is not None:
-                return call, _prelude(stmt.body, call, imports)
+                prelude = _prelude(stmt.body, call, imports)
+                if not _reads_parameters(stmt, [*prelude, call]):
+                    return call, prelude
             continue
         if (call := _first_call([stmt], name)) is not None:
             return call, []
@@ -127,8 +129,10 @@ def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[Compile
     or function (`def main():`), whose statements before the first call are its prelude (they do
     not run when the file loads), as for an export call in `main()` (export_calls.py)."""
     found: list[CompileCall] = []
-    blocks = [(tree.body, False)] + [(s.body, True) for s in tree.body if isinstance(s, _BLOCKS)]
-    for block, nested in blocks:
+    blocks: list[tuple[list[ast.stmt], ast.stmt | None]] = [(tree.body, None)]
+    blocks += [(s.body, s) for s in tree.body if isinstance(s, _BLOCKS)]
+    for block, owner in blocks:
+        nested = owner is not None
         for index, stmt in enumerate(block):
             bound = _compiled_binding(stmt, imports)
             if bound is None:
@@ -143,8 +147,25 @@ def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[Compile
             compiled.function = _function(module_expr, tree) if class_name is None else None
             if nested and first is not None:
                 compiled.prelude = _prelude(block, first, imports)
+            if owner is not None and _reads_parameters(
+                owner, [stmt, *compiled.prelude, *([first] if first else [])]
+            ):
+                continue  # `def train(model, loader)`: what it compiles and feeds is its caller's
             found.append(compiled)
     return found
+
+
+def _reads_parameters(owner: ast.stmt, nodes: list[ast.AST]) -> bool:
+    """Whether `nodes` read a parameter of the function `owner` (no value outside a call of it)."""
+    if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    a = owner.args
+    params = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]}
+    return any(
+        isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in params
+        for node in nodes
+        for n in ast.walk(node)
+    )
 
 
 def _function(expr: ast.expr | None, tree: ast.Module) -> str | None:
