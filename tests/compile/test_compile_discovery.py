@@ -4,7 +4,13 @@ and the first call that feeds each, in a `__main__` block with the statements it
 from __future__ import annotations
 
 from exportlens.discovery import discover
-from tests.compile.sources import COMPILED_IN_MAIN, DECORATED_FUNCTION, FUNCTION_COMPILED, line_of
+from tests.compile.sources import (
+    COMPILED_IN_MAIN,
+    DECORATED_FUNCTION,
+    FUNCTION_COMPILED,
+    PRINT_AND_BRANCH,
+    line_of,
+)
 
 
 def test_a_compiled_function_is_a_target_fed_by_its_first_call() -> None:
@@ -55,3 +61,13 @@ def test_a_compile_of_a_functions_parameters_is_left_to_its_caller() -> None:
     )
     assert "def main(model, x):" in source
     assert [t.compile for t in discover(source, "train.py").targets] == [None]  # `Net`, as an export
+
+
+def test_a_top_level_compile_called_in_main_gets_that_blocks_prelude() -> None:
+    source = PRINT_AND_BRANCH.replace(
+        "out = model(torch.randn(2, 8))\n",
+        'if __name__ == "__main__":\n    x = torch.randn(2, 8)\n    model(x)\n',
+    )
+    (net,) = discover(source, "train.py").targets
+    assert net.inputs["call"] == [line_of(source, "    model(x)") + 1, 4]
+    assert net.inputs["prelude"] == [[line_of(source, "x = torch.randn") + 1, 4]]

@@ -141,12 +141,14 @@ def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[Compile
             scopes = [tree.body, block] if nested else [tree.body]
             before = statements_before(scopes, call)
             class_name = built_class(module_expr, before, tree) if module_expr is not None else None
-            first = _first_call(block[index + 1 :], name)
             fullgraph, dynamic = _flag(call, "fullgraph") is True, _flag(call, "dynamic")
-            compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first)
+            if nested:
+                first = _first_call(block[index + 1 :], name)
+                prelude = _prelude(block, first, imports) if first is not None else []
+            else:  # at the top level: called there, or in `if __name__ == "__main__":` after its prelude
+                first, prelude = _first_call_after(block[index + 1 :], name, imports)
+            compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first, prelude)
             compiled.function = _function(module_expr, tree) if class_name is None else None
-            if nested and first is not None:
-                compiled.prelude = _prelude(block, first, imports)
             if owner is not None and _reads_parameters(
                 owner, [stmt, *compiled.prelude, *([first] if first else [])]
             ):
