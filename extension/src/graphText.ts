@@ -54,7 +54,11 @@ export function graphDocumentText(input: GraphDocumentInput): string {
     return lines.join('\n');
   }
   const status = input.exported?.status ?? 'not exported';
-  const lines = [head, `# No graph: the export ${status === 'exported' ? 'produced none' : `ended "${status}"`}.`];
+  const why =
+    status === 'compiled'
+      ? 'it is only compiled (a torch.compile check), not exported'
+      : `the export ${status === 'exported' ? 'produced none' : `ended "${status}"`}`;
+  const lines = [head, `# No graph: ${why}.`];
   const findings = input.exported?.findings ?? [];
   if (findings.length > 0) {
     lines.push('# Why:', ...findings.flatMap(findingLines));

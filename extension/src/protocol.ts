@@ -77,7 +77,7 @@ export interface FindingJson {
 
 export interface ExportModuleResult {
   module: string;
-  /** "exported", "failed", "skipped", "timeout", "crashed", "cancelled", ... */
+  /** "exported", "compiled" (a compile check only), "failed", "skipped", "timeout", "crashed", "cancelled", ... */
   status: string;
   findings: FindingJson[];
   summary: { ops?: number; inputs?: unknown; outputs?: unknown; dynamic?: unknown; warnings?: unknown };

@@ -15,7 +15,8 @@ from .worker.records import ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
 InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "compile-call", "none"]
-Status = Literal["exported", "failed", "skipped", "crashed", "timeout", "cancelled"]
+# "compiled": a compile check ran to its end (a module only compiled is never said to export)
+Status = Literal["exported", "compiled", "failed", "skipped", "crashed", "timeout", "cancelled"]
 Mode = Literal["non-strict", "strict", "both"]
 
 SOURCE = "exportlens"

@@ -11,8 +11,10 @@ from tests.cli.test_cli import run_cli as run_here
 from tests.compile.sources import (
     BATCH_PINNED,
     DECORATED_FORWARD,
+    DECORATED_FUNCTION,
     EXPORTED_AND_COMPILED,
     FULLGRAPH,
+    FUNCTION_COMPILED,
     PRINT_AND_BRANCH,
     SEQUENCE_PINNED,
     line_of,
@@ -43,10 +45,12 @@ def test_a_compiled_models_breaks_are_warnings_on_their_lines(tmp_path: Path) ->
     assert "warning[compile-graph-break]" in found[1] and "Data-dependent branching" in found[1]
     assert "torch.cond" in found[1]
     assert "0 error(s)" in text.stdout and "Inductor" not in text.stdout and "export" not in found[1]
+    assert "1 file(s): 0 module export(s) succeeded, 0 failed, 1 compile check(s); 0 error(s)" in text.stdout
     out = run_cli("train.py", "--no-cache", "--format", "json", cwd=tmp_path)
     (entry,) = json.loads(out.stdout)["files"]
     (module,) = entry["modules"]
     assert module["inputs"] == "compile-call" and module["mode"] == "compile"
+    assert module["status"] == "compiled"  # only compiled: never said to export
     assert module["compile"] == {"graphs": 3, "breaks": 2, "recompiles": 0, "fullgraph": False}
     assert [(d["code"], d["severity"]) for d in entry["diagnostics"]] == [
         ("compile-graph-break", "warning")
@@ -115,7 +119,10 @@ def test_the_compile_setting_turns_the_checks_off_or_onto_every_module(tmp_path:
         line_of(PRINT_AND_BRANCH, "print("),
         line_of(PRINT_AND_BRANCH, "if h.sum()"),
     ]
-    assert {m["name"] for m in entry["modules"]} == {"Net", "Net@compile"}
+    assert {(m["name"], m["status"]) for m in entry["modules"]} == {
+        ("Net", "failed"),
+        ("Net@compile", "compiled"),
+    }
 
 
 def test_a_forward_under_the_compile_decorator_is_checked_as_compiled(tmp_path: Path) -> None:
@@ -138,3 +145,22 @@ def test_a_sequence_length_pinned_in_forward_recompiles_on_every_length(tmp_path
     assert recompile["range"]["start"]["line"] == line_of(SEQUENCE_PINNED, "for t in range(tokens.shape[1])")
     assert "recompiles for each new sequence length (called with sizes 6, 7, 8)" in recompile["message"]
     assert "mark_dynamic(x, 1)" in recompile["message"]
+
+
+def test_a_compiled_function_is_checked_with_its_first_call(tmp_path: Path) -> None:
+    (tmp_path / "step.py").write_text(FUNCTION_COMPILED)
+    (tmp_path / "gate.py").write_text(DECORATED_FUNCTION)
+    out = run_cli("step.py", "gate.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    step, gate = sorted(json.loads(out.stdout)["files"], key=lambda f: Path(f["path"]).name != "step.py")
+    assert [(d["code"], d["severity"], d["range"]["start"]["line"]) for d in step["diagnostics"]] == [
+        ("compile-graph-break", "warning", line_of(FUNCTION_COMPILED, 'print("step"'))
+    ]
+    assert step["diagnostics"][0]["message"].startswith("torch.compile: graph break in `step`:")
+    (module,) = step["modules"]
+    assert (module["name"], module["inputs"]) == ("step", "compile-call")
+    assert module["compile"] == {"graphs": 2, "breaks": 1, "recompiles": 0, "fullgraph": False}
+    # `@torch.compile(fullgraph=True)`, called in the `__main__` block after a statement it needs
+    assert [(d["code"], d["severity"], d["range"]["start"]["line"]) for d in gate["diagnostics"]] == [
+        ("compile-graph-break-fullgraph", "error", line_of(DECORATED_FUNCTION, "if h.sum() > 0:"))
+    ]
+    assert out.returncode == 1, out.stdout + out.stderr

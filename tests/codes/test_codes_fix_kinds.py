@@ -85,6 +85,12 @@ FINDINGS = [
     ("tensor-attribute-not-buffer", line("self.last"), {"name": "last"}, "M"),
     ("no-example-inputs", line("class Bare"), {}, "Bare"),
     ("unflattenable-output", line("return Out(x"), {"class": "Out"}, "M"),
+    ("compile-graph-break", line("print("), {}, "M"),
+    ("compile-graph-break", line("if x.sum()"), {}, "Sign"),
+    ("compile-graph-break", line("if x.max()"), {}, "M"),
+    ("compile-graph-break-fullgraph", line("print("), {}, "M"),
+    ("compile-graph-break-fullgraph", line("if x.sum()"), {}, "Sign"),
+    ("compile-graph-break-fullgraph", line("if x.max()"), {}, "M"),
 ]
 
 

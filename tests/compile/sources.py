@@ -125,3 +125,63 @@ model = torch.compile(Tagger())
 out = model(torch.randint(0, 50, (2, 6)))
 """
 )
+
+
+FUNCTION_COMPILED = (
+    NO_INDUCTOR
+    + """
+def step(x, scale):
+    h = torch.relu(x) * scale + 1
+    print("step", h.shape)
+    return h * 2
+
+
+fast_step = torch.compile(step)
+out = fast_step(torch.randn(2, 8), 3.0)
+"""
+)
+
+
+DECORATED_FUNCTION = (
+    NO_INDUCTOR
+    + """
+@torch.compile(fullgraph=True)
+def gate(x):
+    h = torch.relu(x) * 2 + 1
+    if h.sum() > 0:
+        return h + 1
+    return h - 1
+
+
+if __name__ == "__main__":
+    batch = torch.randn(2, 8)
+    gate(batch)
+"""
+)
+
+
+COMPILED_IN_MAIN = (
+    NO_INDUCTOR
+    + """
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        print("hidden", h.shape)
+        return torch.relu(h) * 2 + 1
+
+
+def main():
+    model = torch.compile(Net())
+    x = torch.randn(2, 8)
+    with torch.no_grad():
+        model(x)
+
+
+if __name__ == "__main__":
+    main()
+"""
+)

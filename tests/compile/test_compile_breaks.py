@@ -43,3 +43,20 @@ def test_the_logged_breaks_and_explains_are_the_same(worker_torch: WorkerTorch) 
     for listens in (True, False):
         got = worker_torch.run(CHECK.format(server=SERVER, source=PRINT_AND_BRANCH, listens=listens))
         assert got == want, listens
+
+
+STAND_IN = """
+import sys, torch
+sys.path.insert(0, {server!r})
+from exportlens.worker.compiled import without_compile
+real, method = torch.compile, torch.nn.Module.compile
+net = torch.nn.Linear(2, 2)
+with without_compile():
+    inside = [torch.compile(net) is net, torch.compile(fullgraph=True)(len) is len, net.compile() is None]
+result = [inside, torch.compile is real, torch.nn.Module.compile is method]
+"""
+
+
+def test_compile_builds_nothing_only_while_the_users_file_loads(worker_torch: WorkerTorch) -> None:
+    """Outside loading, torch.compile is torch's: its own compiles (non-strict torch.cond's) are real."""
+    assert worker_torch.run(STAND_IN.format(server=SERVER)) == [[True, True, True], True, True]

@@ -19,6 +19,8 @@ test('graph text: header + code; a failure says why', () => {
     },
   });
   assert.match(failed, /No graph: the export ended "failed"/);
+  const compiled = graphDocumentText({ module: 'C', file: 'c.py', exported: { module: 'C', status: 'compiled', graph: '', summary: {}, findings: [] } });
+  assert.match(compiled, /No graph: it is only compiled \(a torch.compile check\), not exported\./);
   assert.match(failed, /error\[data-dependent-branch\] line 8:\n# {5}line one\n# {5}line two/);
   const long = graphDocumentText({
     module: 'G',

@@ -84,7 +84,9 @@ async def check_elsewhere(
             continue
         findings.append(dataclasses.replace(f, module=owner.name, related=[*f.related, via]))
     for target in exported:
-        failed = [m for m in result.modules if m.name == target.name and m.status != "exported"]
+        failed = [
+            m for m in result.modules if m.name == target.name and m.status not in ("exported", "compiled")
+        ]
         if failed and not any(f.module == target.name for f in findings):
             findings.append(_site_failed(doc, target, file, call_line, via, result.diagnostics, failed))
     return modules, findings

@@ -185,6 +185,7 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         tracer = "strict" if outcome.strict else "non-strict"
     if target.compile is not None:
         tracer = "compile"
+        status = "compiled" if status == "exported" else status  # a compile check, not an export
     summary = outcome.summary if outcome else None
     return ModuleResult(
         name=target.name,

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from .model import Code, _c
 
+# Each proven by compiling the fixed text again (fixes/compiled.py): none offered unproven.
+BREAK_FIXES = ("cond", "where", "guard-compiling", "remove", "reorder-logging", "capture-scalars")
+
 COMPILE_DOCS = "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html"
 
 CODES: dict[str, Code] = {
@@ -22,6 +25,7 @@ CODES: dict[str, Code] = {
             refusal=False,
             tracer=None,
             library=True,
+            fixes=BREAK_FIXES,
         ),
         _c(
             "compile-graph-break-fullgraph",
@@ -29,6 +33,7 @@ CODES: dict[str, Code] = {
             "follow torch's hint in the message, or drop `fullgraph=True` to let the graph break",
             tracer=None,
             library=True,
+            fixes=BREAK_FIXES,
         ),
         _c(
             "compile-recompile",

@@ -40,6 +40,7 @@ class Target:
     call: ast.Call | None = None
     # Checked as torch.compile traces it (compile_calls.py, worker/compiled.py), not exported.
     compile: dict[str, Any] | None = None
+    function: str | None = None  # a plain function of this file compiled (its lens is here)
 
     @property
     def inputs_kind(self) -> str:
@@ -144,6 +145,8 @@ def _compiled_targets(
     """One target per compiled object: fed its first call, else its class's inputs as for export."""
     targets: list[Target] = []
     for call in calls:
+        if call.function is not None and call.first_call is None:
+            continue  # a function's only inputs are its call's: none, nothing to say
         known = call.class_name if call.class_name in classes else None
         spec: dict[str, Any]
         if call.first_call is not None:
@@ -161,10 +164,15 @@ def _compiled_targets(
         else:
             spec = {"kind": "none", "class": known or call.name, "why": "forward"}
         both = known is not None and (known in exported or any(t.class_name == known for t in targets))
-        name = f"{known}@compile" if both else known or _target_name(call.class_name or call.name)
+        name = (
+            f"{known}@compile"
+            if both
+            else known or _target_name(call.class_name or call.function or call.name)
+        )
         node = classes[known] if known and not both else call.node
         options = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
-        targets.append(Target(name, None if both else known, node, spec, compile=options))
+        target = Target(name, None if both else known, node, spec, compile=options, function=call.function)
+        targets.append(target)
     return targets
 
 

@@ -1,5 +1,5 @@
 """Find what a file compiles: `torch.compile(model)`, `torch.compile(Net())`, `model.compile()`,
-a method under `@torch.compile`.
+a method under `@torch.compile`, a function (`torch.compile(step)`, `@torch.compile def step`).
 
 Each compiled object bound to a top-level name is followed to its first top-level call
 (`out = model(torch.randn(2, 8))`): the inputs a user's first batch gives it. Loading the file
@@ -15,6 +15,8 @@ from ..syntax import contains_export_call, dotted, resolve
 from .built_class import built_class, statements_before
 
 COMPILE_FUNCTIONS = {"torch.compile", "torch.compiler.compile"}
+# Top-level blocks whose statements do not run when the file loads: a first call there has a prelude.
+_BLOCKS = (ast.If, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass
@@ -27,6 +29,7 @@ class CompileCall:
     first_call: ast.Call | None  # the first call of the compiled object at the top level
     # Statements run before evaluating that call: those of its `if __name__ == "__main__":` block
     prelude: list[ast.stmt] = field(default_factory=list)
+    function: str | None = None  # a plain function compiled (`torch.compile(fn)`, `@torch.compile`)
 
 
 def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
@@ -34,7 +37,55 @@ def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
 
 
 def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
-    return _compiled_objects(tree, imports) + _compiled_methods(tree, imports)
+    return (
+        _compiled_objects(tree, imports)
+        + _compiled_methods(tree, imports)
+        + _compiled_functions(tree, imports)
+    )
+
+
+def _compiled_functions(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
+    """Top-level functions under `@torch.compile` (or `@torch.compile(...)`): fed their first call at
+    the top level after the definition, else in a top-level `if` block (its prelude)."""
+    found: list[CompileCall] = []
+    for index, func in enumerate(tree.body):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        decorator = next((d for d in func.decorator_list if _is_compile(d, imports)), None)
+        if decorator is None:
+            continue
+        options = decorator if isinstance(decorator, ast.Call) else ast.Call(decorator, [], [])
+        fullgraph, dynamic = _flag(options, "fullgraph") is True, _flag(options, "dynamic")
+        compiled = CompileCall(func.name, decorator, None, fullgraph, dynamic, None)
+        compiled.function = func.name
+        compiled.first_call, compiled.prelude = _first_call_after(tree.body[index + 1 :], func.name, imports)
+        found.append(compiled)
+    return found
+
+
+def _first_call_after(
+    body: list[ast.stmt], name: str, imports: dict[str, str]
+) -> tuple[ast.Call | None, list[ast.stmt]]:
+    """The first call of `name` in `body`; in a top-level `if` block or function (`main()`), with the
+    statements before it there (its prelude)."""
+    for stmt in body:
+        if isinstance(stmt, _BLOCKS):
+            if (call := _first_call(stmt.body, name)) is not None:
+                prelude = _prelude(stmt.body, call, imports)
+                if not _reads_parameters(stmt, [*prelude, call]):
+                    return call, prelude
+            continue
+        if (call := _first_call([stmt], name)) is not None:
+            return call, []
+        if any(isinstance(t, ast.Name) and t.id == name for t in getattr(stmt, "targets", [])):
+            break  # rebound before it is called
+    return None, []
+
+
+def _prelude(block: list[ast.stmt], first: ast.Call, imports: dict[str, str]) -> list[ast.stmt]:
+    """The statements of an `if` block run before its statement holding `first`."""
+    until = next(i for i, s in enumerate(block) if _holds(s, {first.lineno}))
+    return [s for s in block[:until] if not contains_export_call(s, imports)]
 
 
 def _compiled_methods(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
@@ -74,11 +125,14 @@ def _first_instance_call(tree: ast.Module, class_name: str) -> ast.Call | None:
 
 
 def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
-    """Bindings at the top level, and in the body of a top-level `if` (`if __name__ == "__main__":`),
-    whose statements before the first call are its prelude (they do not run when the file loads)."""
+    """Bindings at the top level, and in the body of a top-level `if` (`if __name__ == "__main__":`)
+    or function (`def main():`), whose statements before the first call are its prelude (they do
+    not run when the file loads), as for an export call in `main()` (export_calls.py)."""
     found: list[CompileCall] = []
-    blocks = [(tree.body, False)] + [(s.body, True) for s in tree.body if isinstance(s, ast.If)]
-    for block, nested in blocks:
+    blocks: list[tuple[list[ast.stmt], ast.stmt | None]] = [(tree.body, None)]
+    blocks += [(s.body, s) for s in tree.body if isinstance(s, _BLOCKS)]
+    for block, owner in blocks:
+        nested = owner is not None
         for index, stmt in enumerate(block):
             bound = _compiled_binding(stmt, imports)
             if bound is None:
@@ -87,21 +141,49 @@ def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[Compile
             scopes = [tree.body, block] if nested else [tree.body]
             before = statements_before(scopes, call)
             class_name = built_class(module_expr, before, tree) if module_expr is not None else None
-            first = _first_call(block[index + 1 :], name)
             fullgraph, dynamic = _flag(call, "fullgraph") is True, _flag(call, "dynamic")
-            compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first)
-            if nested and first is not None:
-                until = next(i for i, s in enumerate(block) if _holds(s, {first.lineno}))
-                compiled.prelude = [s for s in block[:until] if not contains_export_call(s, imports)]
+            if nested:
+                first = _first_call(block[index + 1 :], name)
+                prelude = _prelude(block, first, imports) if first is not None else []
+            else:  # at the top level: called there, or in `if __name__ == "__main__":` after its prelude
+                first, prelude = _first_call_after(block[index + 1 :], name, imports)
+            compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first, prelude)
+            compiled.function = _function(module_expr, tree) if class_name is None else None
+            if owner is not None and _reads_parameters(
+                owner, [stmt, *compiled.prelude, *([first] if first else [])]
+            ):
+                continue  # `def train(model, loader)`: what it compiles and feeds is its caller's
             found.append(compiled)
     return found
+
+
+def _reads_parameters(owner: ast.stmt, nodes: list[ast.AST]) -> bool:
+    """Whether `nodes` read a parameter of the function `owner` (no value outside a call of it)."""
+    if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    a = owner.args
+    params = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]}
+    return any(
+        isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in params
+        for node in nodes
+        for n in ast.walk(node)
+    )
+
+
+def _function(expr: ast.expr | None, tree: ast.Module) -> str | None:
+    """`torch.compile(step)` of a function the file defines at the top level: its name."""
+    if not isinstance(expr, ast.Name):
+        return None
+    functions = {f.name for f in tree.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return expr.id if expr.id in functions else None
 
 
 def first_compiled_call(tree: ast.Module, imports: dict[str, str]) -> ast.stmt | None:
     """The first top-level statement that calls a compiled object: where loading must stop."""
     firsts = [c.first_call for c in find_compile_calls(tree, imports) if c.first_call is not None]
     lines = {call.lineno for call in firsts}
-    return next((s for s in tree.body if s.lineno <= max(lines, default=0) and _holds(s, lines)), None)
+    run = [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return next((s for s in run if s.lineno <= max(lines, default=0) and _holds(s, lines)), None)
 
 
 def _holds(stmt: ast.stmt, lines: set[int]) -> bool:

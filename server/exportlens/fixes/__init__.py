@@ -4,7 +4,8 @@
 each holding the text it proposes as one `Document` (`Fix.candidate`); `proof.py` turns a fix into
 a worker job that exports that text and compares it with eager mode.  One module
 per kind: cond.py (torch.cond / torch.where), checks.py (torch._check), dims.py (Dim declarations,
-dynamic_shapes, examples), small.py (.eval(), buffers, side effects, an export call).
+dynamic_shapes, examples), small.py (.eval(), buffers, side effects, an export call), compiled.py
+(graph breaks: proven by compiling the candidate instead).
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ def fixes_for(
     doc: Document, code: str, line: int, data: dict[str, Any] | None, module: str | None
 ) -> list[Fix]:
     """Candidate fixes for a finding with `code` on 0-based `line`; only those whose text parses."""
-    from . import checks, cond, dims, small
+    from . import checks, compiled, cond, dims, small
 
     data = data or {}
     found: list[Fix] = []
+    if code in compiled.BREAK_CODES:
+        found += compiled.compile_fixes(doc, line, code)
     if code in ("data-dependent-branch", "data-dependent-guard"):
         found += cond.cond_fixes(doc, line, code)
     if code == "data-dependent-guard":

@@ -6,9 +6,11 @@ the exported program with eager mode (worker/verify.py).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ..check.compiled import AS_COMPILED
 from ..check.jobs import CheckOptions, make_job
 from ..document import Document
 from ..engine import Job, JobOutcome
@@ -24,6 +26,7 @@ class Proof:
     compared: str  # "original" | "self"
     refined: Any = None  # dynamic_shapes as torch narrowed them (make-dynamic fixes)
     checked: bool = True  # False: there was nothing to prove it with (`reason` says why)
+    compiled: bool = False  # a graph break's fix: "exports" means torch.compile breaks no graph there
 
     @property
     def proven(self) -> bool:
@@ -33,6 +36,8 @@ class Proof:
         """What was proven, for the action's title."""
         if not self.checked:
             return f"(not checked: {self.reason})"
+        if self.compiled:
+            return self._compiled_suffix()
         if not self.exports:
             return f"(does not export: {self.reason})"
         if self.matches is False:
@@ -47,6 +52,17 @@ class Proof:
             return "(exports; matches eager on the example; no input reached the other branch)"
         return "(exports; matches eager)"
 
+    def _compiled_suffix(self) -> str:
+        if not self.exports:
+            return f"(not proven: {self.reason})"
+        if self.matches is False:
+            return f"(no graph break there, but {self.reason})"
+        if self.matches is None:
+            return f"(no graph break there; {self.reason})"
+        if self.branches_checked == 2:
+            return "(no graph break there; matches eager on both branches)"
+        return "(no graph break there; matches eager)"
+
 
 def proof_job(
     doc: Document, fix: Fix, module: str | None, strict: bool | None, options: CheckOptions
@@ -56,6 +72,9 @@ def proof_job(
         return None
     patched = fix.proposed(doc)
     found = patched.discovery
+    compiled = fix.verify.get("compile") is not None
+    if compiled and module and module.endswith("@compile"):  # exportlens.compile = all: as compiled
+        module = module.removesuffix("@compile")
     target = next((t for t in found.targets if t.name == module), None)
     if target is None and len(found.targets) == 1:
         target = found.targets[0]
@@ -64,6 +83,8 @@ def proof_job(
         target = next((t for t in found.targets if t.name == target.part_of), target)
     if target is None or target.inputs_kind == "none":
         return None
+    if compiled and target.compile is None:
+        target = dataclasses.replace(target, compile=dict(AS_COMPILED))
     job = make_job(patched, target, strict, options)
     job.purpose = f"verify:{fix.key}"  # proofs of different fixes never supersede each other
     job.all_failures = False
@@ -88,7 +109,9 @@ def verdict(outcome: JobOutcome, fix: Fix) -> Proof:
     compared = str((fix.verify or {}).get("compare", "self"))
     if not isinstance(raw, dict):
         reason = outcome.reason or (outcome.failure or {}).get("message", "") or outcome.status
-        return Proof(False, None, 0, f"the check {outcome.status}: {str(reason)[:200]}", compared)
+        compiled = (fix.verify or {}).get("compile") is not None
+        why = f"the check {outcome.status}: {str(reason)[:200]}"
+        return Proof(False, None, 0, why, compared, compiled=compiled)
     return Proof(
         bool(raw.get("exports")),
         raw.get("matches"),
@@ -96,4 +119,5 @@ def verdict(outcome: JobOutcome, fix: Fix) -> Proof:
         str(raw.get("reason") or ""),
         compared,
         raw.get("refined"),
+        compiled=(fix.verify or {}).get("compile") is not None,
     )

@@ -9,7 +9,8 @@
 - A code-action request is answered from what is ready: a proven fix says what was proven in its
   title and is preferred; a fix whose proof is still running is offered with "(checking…)" and
   is never preferred; one that failed its proof says why and is not preferred; a rewrite that
-  cannot be expressed is offered disabled with the reason.
+  cannot be expressed is offered disabled with the reason. A graph break's fix (fixes/compiled.py)
+  is not offered at all once its proof fails.
 - The edit is computed in codeAction/resolve (or inline for clients without resolve support) as a
   TextDocumentEdit on the document *version* it was computed for, so a client whose buffer moved
   on refuses it; the server also refuses to offer or resolve for a version that is not current.
@@ -165,6 +166,8 @@ class CodeActions:
                 lazy.append(key)
             elif finding is None or not _relevant(finding, params.range, wanted):
                 continue
+            if _unproven_compile_fix(book, key, fix):
+                continue
             action = types.CodeAction(
                 title=self.title(book, key, fix),
                 kind=types.CodeActionKind.QuickFix,
@@ -240,6 +243,14 @@ def _safe_dynamic(doc: Document) -> list[Fix]:
     except Exception:
         log.exception("computing make-dynamic fixes failed")
         return []
+
+
+def _unproven_compile_fix(book: Offered, key: str, fix: Fix) -> bool:
+    """A graph break's fix is offered only while being proven or once proven (fixes/compiled.py)."""
+    if fix.verify is None or fix.verify.get("compile") is None:
+        return False
+    proof = book.proofs.get(key)
+    return bool(fix.disabled) or (proof is not None and not proof.proven)
 
 
 def _relevant(finding: Finding, where: types.Range, wanted: set[tuple[Any, int]]) -> bool:

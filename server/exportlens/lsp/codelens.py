@@ -39,7 +39,7 @@ def lenses(snap: Snapshot) -> list[types.CodeLens]:
     if snap.skipped is not None:  # not the user's code, excluded or disabled
         return found
     for target in doc.discovery.targets:
-        if target.class_name is None:
+        if target.class_name is None and target.function is None:
             continue  # an export call of an imported class: its lens is in that class's file
         where = lsp_range(anchor_range(doc.source_text, target))
         status = _status(snap, target, snap.keys.get(target.name))

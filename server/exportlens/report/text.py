@@ -30,8 +30,7 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
             for rel in d.related:
                 lines.append(f"    {place(rel.path, rel.range, cwd)}: note: {rel.message}")
         for module in result.modules:
-            key = "exported" if module.status == "exported" else "failed"
-            key = "compiled" if module.compiled is not None else key  # a compile check (docs/compile.md)
+            key = module.status if module.status in ("exported", "compiled") else "failed"
             counts[key] = counts.get(key, 0) + (module.status != "skipped")
     errors = sum(d.severity == "error" for r in results for d in r.diagnostics)
     compiled = f", {counts['compiled']} compile check(s)" if counts.get("compiled") else ""

@@ -103,7 +103,6 @@ def execute(
     from .sizing import build_sized
     from .summary import summarize
 
-    without_compile()  # loading a file never compiles, for a proof too: a compile check traces it
     if job["verify"]:  # a quick-fix's proof (fixes/, lsp/code_actions.py)
         from .verify import verify
 
@@ -131,7 +130,8 @@ def execute(
     try:
         tree = parse(path, source)
         # The file's top level may already say `.cuda()`; where each dropout is built is kept.
-        with building(placement), layer_sites.recording():
+        # Loading never compiles (a compile check traces the module after): compiled.py
+        with building(placement), layer_sites.recording(), without_compile():
             user_module = load_module(
                 path, source, tree, job["module_name"], job["sys_path"], job["load_until"]
             )
@@ -149,6 +149,10 @@ def execute(
             torch.set_default_device("meta")
         if job["strict"] is None and attempt.strict is not None:
             strict = attempt.strict
+        if (compiled := job.get("compile")) and callable(attempt.module):  # a function too
+            stage = "export"
+            reports.doing("export", strict)
+            return _compile_answer(attempt, compiled, budget, timings, tick, exported)
         if not isinstance(attempt.module, torch.nn.Module):
             return {
                 "status": "skipped",
@@ -157,8 +161,6 @@ def execute(
             }
         stage = "export"
         reports.doing("export", strict)
-        if compiled := job.get("compile"):
-            return _compile_answer(attempt, compiled, budget, timings, tick, exported)
         with warnings.catch_warnings(record=True) as caught, exporting(placement), budget.measure():
             warnings.simplefilter("always")
             program = torch.export.export(

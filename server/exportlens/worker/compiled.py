@@ -16,8 +16,8 @@ pins the size) is read from the shape env.
 from __future__ import annotations
 
 import re
-import sys
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from .budget import Budget, OutOfBudget
@@ -26,24 +26,19 @@ from .compile_records import CompileReport, Recompile
 from .protocol import CompileSpec
 from .records import Frame
 
-_REAL: dict[str, Any] = {}  # torch.compile as torch defines it: the recompile pass calls it
 _USER_LOC = re.compile(r"#\s*(?P<path>\S.*?):(?P<line>\d+) in (?P<name>[\w<>]+)\s*$")
 
 
-def without_compile() -> None:
-    """From now on in this child, `torch.compile` and `Module.compile` build nothing."""
+@contextmanager
+def without_compile() -> Iterator[None]:
+    """While the user's file loads and its inputs are built, `torch.compile` and `Module.compile`
+    build nothing; torch's own afterwards, so torch's internal compiles (non-strict `torch.cond`
+    traces its branches through torch.compile) and the check's are never the stand-in."""
     import torch
 
-    if "compile" in _REAL:
-        return
-    _REAL["compile"] = torch.compile
+    real, real_method = torch.compile, torch.nn.Module.compile
 
-    def compile_nothing(model: Any = None, **options: Any) -> Any:
-        # torch compiles for itself too (non-strict `torch.cond` traces its branches through
-        # torch.compile): only the user's calls build nothing.
-        caller = str(sys._getframe(1).f_globals.get("__name__", ""))
-        if caller == "torch" or caller.startswith("torch."):
-            return _REAL["compile"](model, **options) if model is not None else _REAL["compile"](**options)
+    def compile_nothing(model: Any = None, **_options: Any) -> Any:
         if model is None:  # `@torch.compile(...)`: a decorator that leaves the function alone
             return lambda fn: fn
         return model
@@ -53,6 +48,11 @@ def without_compile() -> None:
 
     torch.compile = compile_nothing  # type: ignore[assignment]
     torch.nn.Module.compile = module_compile  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        torch.compile = real
+        torch.nn.Module.compile = real_method  # type: ignore[method-assign]
 
 
 def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileReport:
@@ -73,9 +73,7 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileRep
         with budget.bounded(0.6):
             found = None if listens else explained(attempt)  # before the compile: it resets dynamo
             torch._dynamo.reset()
-            compiled = _REAL.get("compile", torch.compile)(
-                attempt.module, backend=backend, dynamic=spec["dynamic"]
-            )
+            compiled: Any = torch.compile(attempt.module, backend=backend, dynamic=spec["dynamic"])
             with breaks_told(told) if listens else nullcontext():
                 compiled(*attempt.args, **(attempt.kwargs or {}))
         report: CompileReport = {
@@ -94,6 +92,34 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileRep
     finally:
         torch._dynamo.reset()
     return report
+
+
+class StillBreaks(Exception):
+    """A fix's candidate still breaks the graph where the fix was meant to remove the break."""
+
+
+def compiled_without_break(attempt: Any, spec: CompileSpec, lines: list[int], path: str) -> Any:
+    """A fix's proof (worker/verify.py): the candidate module compiled as the user's code does and
+    called on the example; raises StillBreaks when dynamo breaks the graph on one of `lines` of `path`.
+    The compiled module is returned for the comparison with eager mode."""
+    import torch
+
+    def backend(gm: Any, _example_inputs: Any) -> Any:
+        return gm.forward
+
+    told: list[BaseException] = []
+    listens = listening()
+    found = None if listens else explained(attempt)
+    torch._dynamo.reset()
+    compiled: Any = torch.compile(attempt.module, backend=backend, dynamic=spec["dynamic"])
+    with breaks_told(told) if listens else nullcontext():
+        compiled(*attempt.args, **(attempt.kwargs or {}))
+    for met in breaks(told) if found is None else found:
+        here = [f for f in met["frames"] if f["path"] == path]
+        if here and here[-1]["line"] in lines:
+            what = met.get("gb_type") or "a graph break"
+            raise StillBreaks(f"torch.compile still breaks the graph on line {here[-1]['line']}: {what}")
+    return compiled
 
 
 def _recompiles(compiled: Any, attempt: Any, pinned: list[tuple[str, Frame | None]]) -> list[Recompile]:

@@ -32,6 +32,7 @@ SHARE = 0.5  # of the time left: what comes after it (the parts' recording, lowe
 
 def second_look(job: protocol.JobMessage, strict: bool, budget: Budget, asked: list[AskedDevice]) -> GpuPath:
     from .attempt import Attempt
+    from .compiled import without_compile
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
     from .loader import load_module, parse
@@ -46,7 +47,7 @@ def second_look(job: protocol.JobMessage, strict: bool, budget: Budget, asked: l
         with budget.bounded(share=SHARE):
             forget_workspace_modules(job)
             tree = parse(job["path"], job["source"])
-            with building(placement):
+            with building(placement), without_compile():
                 user_module = load_module(
                     job["path"], job["source"], tree, job["module_name"], job["sys_path"], job["load_until"]
                 )

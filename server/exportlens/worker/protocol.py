@@ -142,6 +142,13 @@ class _VerifyRequired(TypedDict):
     compare: Literal["original", "self"]  # eager reference: the unpatched module, or the patched one
 
 
+class CompileProof(TypedDict):
+    """A graph break's fix is proven by compiling the candidate (worker/compiled.py): no break on
+    `lines` (1-based, the candidate's lines that hold the break's old line)."""
+
+    lines: list[int]
+
+
 class VerifySpec(_VerifyRequired, total=False):
     """How to judge a quick-fix's proof (worker/verify.py has the meaning of each)."""
 
@@ -150,6 +157,7 @@ class VerifySpec(_VerifyRequired, total=False):
     branch_polarity: bool
     refine: bool  # let torch narrow new Dims from its "Suggested fixes:"
     original: OriginalBuffer  # with compare "original"
+    compile: CompileProof  # compiled as the job's `compile` says instead of exported
 
 
 DevicePolicy = Literal["fake", "real", "cpu"]  # worker/devices.py says what each does

@@ -22,6 +22,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+from .compiled import without_compile
 from .devices import Placement, building, exporting, finish
 from .inputs import build
 from .loader import load_module, parse
@@ -47,7 +48,7 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
     torch.manual_seed(0)
     tree = parse(path, job["source"])
     placement = Placement(job.get("device") or "fake")
-    with building(placement):
+    with building(placement), without_compile():
         patched = load_module(
             path, job["source"], tree, job["module_name"], job["sys_path"], job["load_until"]
         )
@@ -57,6 +58,8 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
         torch.set_default_device("meta")  # too big to allocate: prove that it exports, compare nothing
     if job["strict"] is None and attempt.strict is not None:
         strict = attempt.strict
+    if (compiled := spec.get("compile")) is not None:
+        return _compiled_verdict(job, spec, compiled["lines"], attempt, placement, result)
     try:
         try:
             with exporting(placement):
@@ -87,18 +90,51 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
             f"not proven on this machine: built for {devices} as fake tensors, not compared with eager"
         )
         return {"status": "exported", "strict": strict, "verify": result}
-    reference = attempt.module
-    if spec["compare"] == "original":
-        original = spec["original"]
-        torch.manual_seed(0)
-        name = job["module_name"] + "__exportlens_original"
-        tree = parse(path, original["source"])
-        loaded = load_module(path, original["source"], tree, name, [], original["load_until"])
-        reference = build(original["target"]["inputs"], loaded, path, tree).module
-        if isinstance(reference, torch.nn.Module) and isinstance(attempt.module, torch.nn.Module):
-            reference.load_state_dict(attempt.module.state_dict(), strict=False)
+    reference = _reference(job, spec, attempt)
     compare(program.module(), reference, attempt.args, attempt.kwargs, path, spec, result)
     return {"status": "exported", "strict": strict, "verify": result}
+
+
+def _compiled_verdict(
+    job: JobMessage,
+    spec: VerifySpec,
+    lines: list[int],
+    attempt: Any,
+    placement: Placement,
+    result: VerifyVerdict,
+) -> JobAnswer:
+    """A graph break's fix: the candidate compiled (worker/compiled.py) breaks no graph on `lines`
+    and matches eager mode of the original. "exports" says the first."""
+    from .compiled import compiled_without_break
+
+    how = job.get("compile") or {"fullgraph": False, "dynamic": None}
+    try:
+        compiled = compiled_without_break(attempt, how, lines, job["path"])
+    except Exception as exc:  # noqa: BLE001 - the verdict is the answer
+        result["reason"] = _first_line(exc)
+        return {"status": "failed", "strict": True, "verify": result}
+    result["exports"] = True
+    if placement.fake:
+        result["reason"] = "not compared with eager: built as fake tensors for a GPU"
+        return {"status": "exported", "strict": True, "verify": result}
+    compare(compiled, _reference(job, spec, attempt), attempt.args, attempt.kwargs, job["path"], spec, result)
+    return {"status": "exported", "strict": True, "verify": result}
+
+
+def _reference(job: JobMessage, spec: VerifySpec, attempt: Any) -> Any:
+    """The eager module the fix is compared with: the unpatched one for "original"."""
+    if spec["compare"] != "original":
+        return attempt.module
+    path, original = job["path"], spec["original"]
+    torch.manual_seed(0)
+    name = job["module_name"] + "__exportlens_original"
+    tree = parse(path, original["source"])
+    with without_compile():
+        loaded = load_module(path, original["source"], tree, name, [], original["load_until"])
+        reference = build(original["target"]["inputs"], loaded, path, tree).module
+    if isinstance(reference, torch.nn.Module) and isinstance(attempt.module, torch.nn.Module):
+        reference.load_state_dict(attempt.module.state_dict(), strict=False)
+    return reference
 
 
 def refine(message: str, shapes: Any) -> Any:
