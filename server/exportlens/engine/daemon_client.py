@@ -10,7 +10,6 @@ is removed under a lock and a new daemon started, detached, so it outlives this 
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import logging
 import os
@@ -129,7 +128,7 @@ class DaemonWorker:
                 connected = await _connect(paths)
                 if connected is not None:
                     return connected
-            raise WorkerError(f"the worker daemon did not start: see {paths.log}")
+            raise DaemonUnavailable(f"the worker daemon did not start: see {paths.log}")
         finally:
             os.close(lock)
 
@@ -280,6 +279,8 @@ async def _connect(paths: DaemonPaths) -> tuple[asyncio.StreamReader, asyncio.St
 
 
 def _lock(paths: DaemonPaths) -> int:
+    import fcntl  # POSIX only: the CLI on native Windows imports this module, never calls it
+
     fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
