@@ -11,6 +11,7 @@ the worker if the child is stopped at its time limit.  The last line is the resu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import time
@@ -93,6 +94,7 @@ def execute(
 
     from . import layer_sites
     from .compiled import without_compile
+    from .device_words import needs_redirect
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
     from .inputs import Attempt
@@ -131,7 +133,8 @@ def execute(
     try:
         tree = parse(path, source)
         # The file's top level may already say `.cuda()`; where each dropout is built is kept.
-        with building(placement), layer_sites.recording():
+        redirect = needs_redirect(source, tree, job["sys_path"])
+        with building(placement) if redirect else contextlib.nullcontext(), layer_sites.recording():
             user_module = load_module(
                 path, source, tree, job["module_name"], job["sys_path"], job["load_until"]
             )
