@@ -56,10 +56,9 @@ class Connection:
 
 
 class Daemon:
-    def __init__(
-        self, paths: DaemonPaths, python: str, flags: dict[str, str], idle: float, probe: str
-    ) -> None:
-        self.paths, self.python, self.flags, self.idle, self.probe = paths, python, flags, idle, probe
+    def __init__(self, paths: DaemonPaths, python: str, flags: dict[str, str], idle: float) -> None:
+        self.paths, self.python, self.flags, self.idle = paths, python, flags, idle
+        self.probe: str | None = None  # the interpreter's sys.path, asked while the worker starts
         self.parallel = int(flags.get("EXPORTLENS_PARALLEL", "2"))
         self.worker = WorkerProcess(
             python,
@@ -89,6 +88,7 @@ class Daemon:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, self.stop.set)
         starting = asyncio.create_task(self.start_worker())
+        self.probe = await asyncio.to_thread(_probe, self.python)
         try:
             while not self.stop.is_set() and not self.done():
                 try:
@@ -136,7 +136,7 @@ class Daemon:
     def current(self) -> bool:
         """Still the daemon its socket's name says: same packages, its own socket file."""
         now = time.monotonic()
-        if now - self.checked_at < 1.0:
+        if now - self.checked_at < 1.0 or self.probe is None:
             return True
         self.checked_at = now
         try:
@@ -262,16 +262,23 @@ class Daemon:
                 connection.send({"daemon": "heard", "ago": time.monotonic() - self.worker.last_heard})
 
 
+def _probe(python: str) -> str | None:
+    """The interpreter's answer to persist/fingerprint.py's probe; None if it gave none."""
+    try:
+        return subprocess.run(probe_command(python), capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def main(argv: list[str] | None = None) -> None:
     """Detach (fork; the starter's child returns at once), then serve until done."""
     key, folder, python, flags_json, idle = (argv or sys.argv[1:])[:5]
     flags = json.loads(flags_json)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
-    probe = subprocess.run(probe_command(python), capture_output=True, text=True, timeout=60).stdout
     if os.fork() != 0:
         os._exit(0)
     os.setsid()
-    daemon = Daemon(DaemonPaths(Path(folder), key), python, flags, float(idle), probe)
+    daemon = Daemon(DaemonPaths(Path(folder), key), python, flags, float(idle))
     asyncio.run(daemon.run())
 
 
