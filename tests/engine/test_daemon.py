@@ -59,15 +59,26 @@ def runtime() -> Iterator[Path]:
             stop_daemons(runtime)
 
 
-def check(runtime: Path, path: Path, *flags: str, python: str | None = WORKER_PYTHON) -> dict[str, Any]:
-    completed = start(runtime, path, *flags, python=python).communicate(timeout=300)
+def check(
+    runtime: Path, path: Path, *flags: str, python: str | None = WORKER_PYTHON, **where: Any
+) -> dict[str, Any]:
+    completed = start(runtime, path, *flags, python=python, **where).communicate(timeout=300)
     return dict(json.loads(completed[0]), stderr=completed[1])
 
 
 def start(
-    runtime: Path, path: Path, *flags: str, python: str | None = WORKER_PYTHON
+    runtime: Path,
+    path: Path,
+    *flags: str,
+    python: str | None = WORKER_PYTHON,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "server"), EXPORTLENS_RUNTIME_DIR=str(runtime))
+    """`exportlens check PATH --format json --no-cache FLAGS…` in `cwd` (default: PATH's folder),
+    with `env` added to this process's environment."""
+    env = dict(
+        os.environ, **(env or {}), PYTHONPATH=str(ROOT / "server"), EXPORTLENS_RUNTIME_DIR=str(runtime)
+    )
     command = [
         sys.executable,
         "-m",
@@ -82,7 +93,7 @@ def start(
     if python:
         command += ["--python", python]
     return subprocess.Popen(
-        command, cwd=path.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command, cwd=cwd or path.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
 
 
@@ -230,3 +241,33 @@ def test_concurrent_runs_get_their_own_results(runtime: Path, tmp_path: Path) ->
     assert [f["path"] for f in reports[1]["files"]] == ["failing.py"]
     assert statuses(reports[0]) == ["exported"] and reports[0]["files"][0]["diagnostics"] == []
     assert [d["code"] for d in reports[1]["files"][0]["diagnostics"]][:1] == ["data-dependent-branch"]
+
+
+READS_ITS_FOLDER = """
+import os
+import torch
+
+# What a run's own worker lets user code see: the folder and environment of the run.
+if open("name.txt").read() != os.environ["EXPORTLENS_TEST_NAME"]:
+    raise RuntimeError("not the run's own folder or environment")
+
+
+class Fine(torch.nn.Module):
+    def forward(self, x):
+        return x.relu()
+
+torch.export.export(Fine(), (torch.ones(3),))
+"""
+
+
+def test_each_run_has_its_own_folder_and_environment(runtime: Path, tmp_path: Path) -> None:
+    model = tmp_path / "model.py"
+    model.write_text(READS_ITS_FOLDER)
+    reports = []
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "name.txt").write_text(name)
+        reports.append(check(runtime, model, cwd=tmp_path / name, env={"EXPORTLENS_TEST_NAME": name}))
+    assert reports[0]["daemon"]["pid"] == reports[1]["daemon"]["pid"]
+    for report in reports:
+        assert statuses(report) == ["exported"], report["files"][0]["diagnostics"]

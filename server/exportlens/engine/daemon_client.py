@@ -232,7 +232,9 @@ class DaemonWorker:
         self._pending[wire_job["id"]] = future
         if on_partial is not None:
             self._on_partial[wire_job["id"]] = on_partial
-        self.send({"op": "job", "job": wire_job})
+        # The daemon's worker runs where, and with the environment, it was started: the child
+        # runs where this client does, with its environment.
+        self.send({"op": "job", "job": {**wire_job, "cwd": os.getcwd(), "env": dict(os.environ)}})
         return future
 
     def built(self, job_id: int) -> ModuleTree | None:

@@ -61,6 +61,14 @@ def run_job_in_child(
     cache_start = fake_cache.size()
     try:
         isolate_child(output_fd, job["memory_mb"])
+        # A daemon's client's folder and environment: user code reads files and variables as
+        # the one-off worker of that client would have let it.
+        if cwd := job.get("cwd"):
+            with contextlib.suppress(OSError):
+                os.chdir(cwd)
+        if (env := job.get("env")) is not None:
+            os.environ.clear()
+            os.environ.update(env)
         answer = execute(job, Reports(result_fd), entered)
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
         answer = _internal(exc, str(exc)[:2000])
