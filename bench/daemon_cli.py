@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from exportlens.engine.daemon_client import stop_daemons  # noqa: E402
+from exportlens.engine.daemon_stop import stop_daemons  # noqa: E402
 from measure import median  # noqa: E402
 
 CHANGED = "clean_mlp.py"

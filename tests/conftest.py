@@ -35,7 +35,7 @@ os.environ["EXPORTLENS_RUNTIME_DIR"] = _DAEMONS
 @pytest.fixture(scope="session", autouse=True)
 def no_daemon_left() -> Iterator[None]:
     yield
-    from exportlens.engine.daemon_client import stop_daemons
+    from exportlens.engine.daemon_stop import stop_daemons
 
     stop_daemons(_DAEMONS)
 
