@@ -116,8 +116,14 @@ def peer_allowed(sock: socket.socket, uid: int | None = None) -> bool:
     return peer_uid is not None and peer_uid == (os.getuid() if uid is None else uid)
 
 
+# What else the worker reads of its environment (worker/children.py, spare.py): a daemon started
+# with another value is another daemon.
+WORKER_ENVIRONMENT = ("EXPORTLENS_START", "EXPORTLENS_SPARE", "EXPORTLENS_SPARE_QUIET")
+
+
 def flags_for(parallel: int, spares: bool, warm_first: bool) -> dict[str, str]:
     """The worker's flags that make daemons differ (one daemon per set)."""
     flags = worker_flags(parallel, spares, warm_first)
     flags.pop("PYTHONUNBUFFERED", None)
-    return flags
+    # as the worker's environment is made (process.py): the flags over the caller's variables
+    return {name: os.environ[name] for name in WORKER_ENVIRONMENT if name in os.environ} | flags
