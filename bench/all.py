@@ -50,6 +50,7 @@ from summary import Figure, figures, markdown_table
 if TYPE_CHECKING:  # imported when their steps run (see there)
     from allfailures_cost import Cost
     from compile_cost import CompileCost
+    from daemon_cli import DaemonCliReport
     from first_diagnostic import FirstDiagnostic
     from lsp_latency import LspReport
     from reopen import ReopenReport
@@ -90,6 +91,7 @@ class Reports:
     opening: Opening
     breakdown: Breakdown
     compiled: CompileCost | None = None  # compile_cost.py: a compile check against a strict export
+    daemon: DaemonCliReport | None = None  # daemon_cli.py: the CLI on one changed file, warm daemon
 
 
 def say(message: str) -> None:
@@ -150,7 +152,11 @@ def measure(plan: Plan) -> Reports:
 
     say(f"compile check against strict export: repeat {plan.repeat}, MLP")
     compiled = compile_cost.measure(mlp(), plan.repeat)
-    return Reports(bench, big, lsp, costs, Opening(first, editor, reopened, spares), parts, compiled)
+    import daemon_cli
+
+    say(f"CLI on one changed file, warm daemon and --no-daemon: {plan.opens} time(s)")
+    daemon = daemon_cli.measure_daemon_cli(plan.opens)
+    return Reports(bench, big, lsp, costs, Opening(first, editor, reopened, spares), parts, compiled, daemon)
 
 
 @contextlib.contextmanager
@@ -192,7 +198,23 @@ def raw_tables(plan: Plan, reports: Reports) -> dict[str, str]:
         "scale.py: large model, many modules": scale.table(reports.scale),
         "allfailures_cost.py: finding all failures": allfailures_cost.table(reports.costs, plan.repeat),
         "compile_cost.py: a compile check against a strict export": compile_table(reports),
+        "daemon_cli.py: the CLI on one changed file": daemon_table(reports),
     }
+
+
+def daemon_table(reports: Reports) -> str:
+    import daemon_cli
+
+    return daemon_cli.table(reports.daemon) if reports.daemon else "not run"
+
+
+def daemon_figures(reports: Reports) -> list[Figure]:
+    """32: `exportlens check` of a tree with one changed file, warm daemon against --no-daemon."""
+    d = reports.daemon
+    if d is None:
+        return []
+    name = "CLI examples/, one file changed, warm daemon (wall)"
+    return [Figure("32", name, d.warm_wall, "s", d.one_off_wall, "--no-daemon", None, ("<=", 1.5))]
 
 
 def compile_table(reports: Reports) -> str:
@@ -241,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = opening_figures(reports.opening, reports.bench)
     rows += figures(plan.quick, reports.bench, reports.scale, reports.lsp, reports.costs, params)
     rows += compile_figures(reports)
+    rows += daemon_figures(reports)
     facts = machine(start_load, end_load, plan, reports.bench.torch)
     raw = raw_tables(plan, reports)
     table = markdown_table(rows)
@@ -285,6 +308,7 @@ def write(
             "scale": asdict(reports.scale),
             "allfailures": [asdict(cost) for cost in reports.costs],
             "compile": asdict(reports.compiled) if reports.compiled else None,
+            "daemon": asdict(reports.daemon) if reports.daemon else None,
             "opening": asdict(reports.opening),
             "breakdown": reports.breakdown,
         },

@@ -27,6 +27,18 @@ from .worker_torch import WorkerTorch
 # CLI the tests start: no test sees what an earlier run, or the user, left in ~/.cache.
 _CACHE = tempfile.TemporaryDirectory(prefix="exportlens-test-cache-")
 os.environ["EXPORTLENS_CACHE_DIR"] = _CACHE.name
+# Worker daemons the CLI starts (docs/daemon.md) listen there too, and are stopped at the end.
+_DAEMONS = os.path.join(_CACHE.name, "run")
+os.environ["EXPORTLENS_RUNTIME_DIR"] = _DAEMONS
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_daemon_left() -> Iterator[None]:
+    yield
+    from exportlens.engine.daemon_stop import stop_daemons
+
+    stop_daemons(_DAEMONS)
+
 
 # The worker's interpreter: this one, unless EXPORTLENS_TEST_PYTHON names another (tools/versions.mk
 # runs the suites against other torch versions so; pytest itself always runs here).

@@ -53,6 +53,7 @@ EXPECTED = [
     ("6", "modules re-exported by that edit"),
     ("6", "cores used"),
     ("31", "compile check, MLP"),
+    ("32", "CLI examples/, one file changed, warm daemon"),
 ]
 
 

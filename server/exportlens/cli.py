@@ -132,6 +132,20 @@ def build_parser() -> argparse.ArgumentParser:
         " other files and imports are looked for (default: the nearest folder above each file with a"
         " pyproject.toml or .git, else the current folder)",
     )
+    check.add_argument(
+        "--no-daemon",
+        action="store_true",
+        help="run exports in a worker of this run's own; by default the worker daemon of the"
+        " interpreter is used, and started if none runs (docs/daemon.md)",
+    )
+    check.add_argument(
+        "--daemon-idle",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"a worker daemon this run starts exits after S seconds unused (default"
+        f" {DEFAULT.daemon_idle_seconds:g})",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
@@ -161,6 +175,8 @@ def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
         "exclude": tuple(args.exclude) if args.exclude is not None else None,
         "ignore": tuple(args.ignore) if args.ignore is not None else None,
         "all_failures": False if args.first_failure_only else None,
+        "daemon": False if args.no_daemon else None,
+        "daemon_idle_seconds": args.daemon_idle,
     }
     return {name: value for name, value in given.items() if value is not None}
 
@@ -209,10 +225,15 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
     settings = {str(f): file_settings(str(f), args.explicit)[0] for f in args.files}
     first = next(iter(settings.values()), dataclasses.replace(DEFAULT, **args.explicit))
     # No spare child, and the warm-up before the first job: the CLI's jobs come all at once.
+    # A daemon keeps a spare child for the next run's first job; a worker of the run's own, none.
     limits = EngineOptions(
-        python=first.python, timeout=first.timeout_seconds, memory_mb=first.memory_limit_mb
+        python=first.python,
+        timeout=first.timeout_seconds,
+        memory_mb=first.memory_limit_mb,
+        daemon=first.daemon,
+        daemon_idle=first.daemon_idle_seconds,
     )
-    engine = Engine(dataclasses.replace(limits, spares=False, warm_first=True))
+    engine = Engine(dataclasses.replace(limits, spares=first.daemon, warm_first=True))
     cache = None
     if not args.no_cache:
         store = ResultStore(default_folder())
@@ -234,6 +255,7 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         ]
         results = said_once(list(await asyncio.gather(*checks)))
         info = engine.info
+        daemon_used = engine.daemon
     finally:
         await engine.close()
     if cache is not None and cache.hits:
@@ -243,7 +265,10 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
             file=sys.stderr,
         )
     torch = info.get("torch") or (cache.env.torch if cache else None) or ""
-    return results, {"torch": str(torch), "python": str(info.get("python") or first.python or sys.executable)}
+    versions = {"torch": str(torch), "python": str(info.get("python") or first.python or sys.executable)}
+    if daemon_used is not None:  # which daemon, and which of its clients this run was (--format json)
+        versions["daemon_pid"], versions["daemon_clients"] = map(str, daemon_used)
+    return results, versions
 
 
 async def _check(

@@ -52,6 +52,8 @@ def test_defaults_are_the_declared_ones() -> None:
         "ignore": [],
         "severity": {},
         "compile": "auto",
+        "daemon": True,
+        "daemonIdleSeconds": 600.0,
     }
 
 

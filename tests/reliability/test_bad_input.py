@@ -81,7 +81,14 @@ def test_cli_reads_latin1_files(tmp_path: Path) -> None:
     undeclared.write_bytes(LATIN1.split("\n", 1)[1].encode("latin-1"))
     run = subprocess.run(
         [sys.executable, "-m", "exportlens", "check", "--format", "json", str(declared), str(undeclared)],
-        env={"PYTHONPATH": SERVER_DIR, "PATH": "/usr/bin:/bin"},
+        # a bare environment, but the session's results store and daemon folder (conftest.py): the
+        # run leaves nothing in the home folder, and its daemon is stopped with the session's
+        env={
+            "PYTHONPATH": SERVER_DIR,
+            "PATH": "/usr/bin:/bin",
+            "EXPORTLENS_CACHE_DIR": os.environ["EXPORTLENS_CACHE_DIR"],
+            "EXPORTLENS_RUNTIME_DIR": os.environ["EXPORTLENS_RUNTIME_DIR"],
+        },
         capture_output=True,
         text=True,
         timeout=600,

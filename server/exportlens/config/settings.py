@@ -334,6 +334,28 @@ class Settings:
         ),
     )
 
+    daemon: bool = _setting(
+        True,
+        Spec(
+            "boolean",
+            "bool: `exportlens check` uses the worker daemon of its interpreter, starting one if none "
+            "runs (docs/daemon.md); `false`: a worker of the run's own. The server runs its own",
+            cli="--no-daemon",
+            toml="daemon",
+        ),
+    )
+    daemon_idle_seconds: float = _setting(
+        600.0,
+        Spec(
+            "number",
+            "number > 0: seconds a worker daemon stays unused before it exits (docs/daemon.md)",
+            minimum=0,
+            exclusive=True,
+            cli="--daemon-idle",
+            toml="daemon-idle",
+        ),
+    )
+
     def results_key(self) -> tuple[Any, ...]:
         """What an export's result depends on besides the source: a change drops the cache."""
         return tuple(getattr(self, s.field) for s in SPECS if s.results)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,8 +13,12 @@ from typing import Any
 from ..early_worker import PARALLEL
 from ..worker import protocol
 from ..worker.time_limit import WALL_CAP
+from .daemon_client import DaemonWorker
+from .daemon_paths import DaemonUnavailable
 from .jobs import Job, JobOutcome
 from .process import WorkerError, WorkerProcess
+
+log = logging.getLogger("exportlens.engine")
 
 # The worker enforces each job's timeout itself (up to WALL_CAP times it in wall time, for a child
 # still computing on a busy machine: worker/time_limit.py); if it does not answer well after that,
@@ -31,13 +36,17 @@ class EngineOptions:
     # Warm up before the first job (the CLI: its jobs come at once, all would run cold), not
     # between jobs (the editor: the file just opened is checked at once).
     warm_first: bool = False
+    # Use the user's worker daemon for this interpreter, starting it if none runs (the CLI's
+    # default; docs/daemon.md); it exits after `daemon_idle` s unused.
+    daemon: bool = False
+    daemon_idle: float = 600.0
 
 
 class Engine:
     def __init__(self, options: EngineOptions | None = None) -> None:
         self.options = options or EngineOptions()
-        self._worker: WorkerProcess | None = None
-        self._starting: asyncio.Task[WorkerProcess] | None = None
+        self._worker: WorkerProcess | DaemonWorker | None = None
+        self._starting: asyncio.Task[WorkerProcess | DaemonWorker] | None = None
         self._ids = itertools.count(1)
         self._latest: dict[tuple[Any, ...], int] = {}  # job key -> newest job id
         self.restarts = 0
@@ -49,10 +58,18 @@ class Engine:
         return dict(self._worker.info) if self._worker and self._worker.info else {}
 
     @property
+    def daemon(self) -> tuple[int, int] | None:
+        """The daemon used (its pid, and how many clients it had, this one included), or None."""
+        worker = self._worker
+        if isinstance(worker, DaemonWorker) and worker.daemon_pid is not None:
+            return worker.daemon_pid, worker.daemon_clients
+        return None
+
+    @property
     def worker_pid(self) -> int | None:
         return self._worker.pid if self._worker is not None and self._worker.alive else None
 
-    async def worker(self) -> WorkerProcess:
+    async def worker(self) -> WorkerProcess | DaemonWorker:
         if self._worker is not None and self._worker.alive:
             return self._worker
         if self._starting is None:
@@ -63,11 +80,22 @@ class Engine:
             if self._starting is not None and self._starting.done():
                 self._starting = None
 
-    async def _start(self) -> WorkerProcess:
+    async def _start(self) -> WorkerProcess | DaemonWorker:
         if self._worker is not None:
             self.restarts += 1
             await self._worker.kill()
         options = self.options
+        if options.daemon:
+            daemon = DaemonWorker(
+                options.python, options.parallel, options.spares, options.warm_first, options.daemon_idle
+            )
+            try:
+                await daemon.start()
+            except DaemonUnavailable as exc:
+                log.info("no worker daemon (%s): this run starts its own worker", exc)
+            else:
+                self._worker = daemon
+                return daemon
         worker = WorkerProcess(options.python, options.parallel, options.spares, options.warm_first)
         await worker.start()
         self._worker = worker
@@ -109,7 +137,7 @@ class Engine:
 
     @staticmethod
     async def _answer(
-        worker: WorkerProcess, future: asyncio.Future[protocol.JobAnswer], silence: float
+        worker: WorkerProcess | DaemonWorker, future: asyncio.Future[protocol.JobAnswer], silence: float
     ) -> protocol.JobAnswer:
         """The job's result; TimeoutError only when the worker said nothing at all for `silence`
         seconds. A job queued behind many others waits longer than its own timeout, but a

@@ -28,6 +28,12 @@ def report_object(results: list[FileResult], versions: dict[str, str], cwd: Path
         "exportlens": __version__,
         "torch": versions.get("torch", ""),
         "python": versions.get("python", ""),
+        # the worker daemon the run used (docs/daemon.md), or null: a worker of its own, or none
+        "daemon": (
+            {"pid": int(versions["daemon_pid"]), "clients": int(versions["daemon_clients"])}
+            if "daemon_pid" in versions
+            else None
+        ),
         "files": files,
     }
 

@@ -11,6 +11,7 @@ the worker if the child is stopped at its time limit.  The last line is the resu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import time
@@ -60,6 +61,14 @@ def run_job_in_child(
     cache_start = fake_cache.size()
     try:
         isolate_child(output_fd, job["memory_mb"])
+        # A daemon's client's folder and environment: user code reads files and variables as
+        # the one-off worker of that client would have let it.
+        if cwd := job.get("cwd"):
+            with contextlib.suppress(OSError):
+                os.chdir(cwd)
+        if (env := job.get("env")) is not None:
+            os.environ.clear()
+            os.environ.update(env)
         answer = execute(job, Reports(result_fd), entered)
     except BaseException as exc:  # noqa: BLE001 - the child must always answer
         answer = _internal(exc, str(exc)[:2000])
@@ -94,6 +103,7 @@ def execute(
     from . import layer_sites
     from .attempt import Attempt
     from .compiled import without_compile
+    from .device_words import needs_redirect
     from .devices import Placement, building, exporting, finish
     from .failure import describe_failure
     from .loader import load_module, parse
@@ -131,7 +141,9 @@ def execute(
         tree = parse(path, source)
         # The file's top level may already say `.cuda()`; where each dropout is built is kept.
         # Loading never compiles (a compile check traces the module after): compiled.py
-        with building(placement), layer_sites.recording(), without_compile():
+        redirect = needs_redirect(source, tree, job["sys_path"])
+        placed = building(placement) if redirect else contextlib.nullcontext()
+        with placed, layer_sites.recording(), without_compile():
             user_module = load_module(
                 path, source, tree, job["module_name"], job["sys_path"], job["load_until"]
             )

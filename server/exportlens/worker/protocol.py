@@ -186,6 +186,8 @@ class JobMessage(_JobRequired, total=False):
     parts_from: list[str]  # files whose classes' inputs are recorded (part_inputs.py); absent: none
     graph: bool  # the summary carries the graph panel's view (records.GraphView); absent: not
     compile: CompileSpec  # traced as torch.compile does (worker/compiled.py); absent: exported
+    cwd: str  # the folder the child runs in (a daemon's client's, engine/daemon.py); absent: the worker's
+    env: dict[str, str]  # the child's os.environ (a daemon's client's); absent: the worker's
 
 
 # -- the answer -----------------------------------------------------------------------------

@@ -134,6 +134,7 @@ def prepare_for_forking() -> None:
         child,
         compile_breaks,
         compiled,
+        device_words,
         eager,
         failure,
         gpu_path,
