@@ -31,7 +31,7 @@ _Job = TypeVar("_Job", bound=tuple[Target, bool | None])
 
 
 def tree_of(outcome: JobOutcome | None) -> ModuleTree | None:
-    return outcome.raw.get("tree") if outcome is not None else None
+    return outcome.tree if outcome is not None else None
 
 
 def exported_class(target: Target, outcome: JobOutcome | None) -> str | None:

@@ -95,7 +95,7 @@ def recorded_parts(
 
 
 def _record(outcome: JobOutcome, class_name: str, file: str) -> Mapping[str, Any] | None:
-    for record in outcome.raw.get("parts") or []:
+    for record in outcome.parts:
         if record["class"] == class_name and record.get("file") == file and "unsupported" not in record:
             return record
     return None

@@ -43,14 +43,14 @@ class ModuleRuns:
 
 def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
     """What one job's outcome says, before any pass."""
-    if compiled := outcome.raw.get("compile"):  # a compile check (worker/compiled.py)
-        report = cast("dict[str, Any]", compiled)
-        return compile_findings(report, ctx, bool(report.get("fullgraph")))
+    if outcome.compile:  # a compile check (worker/compiled.py)
+        report = cast("dict[str, Any]", outcome.compile)  # typed in diagnosis next
+        return compile_findings(report, ctx, outcome.compile["fullgraph"])
     if outcome.status == "failed" and outcome.failure is not None:
-        return diagnose(outcome.failure, ctx)
+        return diagnose(cast("dict[str, Any]", outcome.failure), ctx)
     if outcome.status == "exported" and outcome.summary is not None:
-        lowered = target_findings(cast("list[dict[str, Any]]", outcome.raw.get("targets") or []), ctx)
-        return baked_findings(outcome.summary, ctx) + lowered
+        lowered = target_findings(cast("list[dict[str, Any]]", outcome.targets), ctx)
+        return baked_findings(cast("dict[str, Any]", outcome.summary), ctx) + lowered
     return outcome_findings(outcome, ctx)
 
 

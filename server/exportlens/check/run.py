@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -194,7 +194,7 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         status=cast(Status, status),
         seconds=outcome.seconds if outcome else 0.0,
         ops=summary.get("ops") if summary else None,
-        graph=summary,
+        graph=cast("dict[str, Any] | None", summary),  # kept as JSON by the results store
         timings=outcome.timings if outcome else {},
         targets=target_facts(outcome),
         tree=tree_of(outcome),
@@ -204,22 +204,22 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
 
 def compile_counts(outcome: JobOutcome | None) -> dict[str, Any] | None:
     """A compile check's graphs, breaks and recompiles (the lens, JSON, the cache); None: an export."""
-    report = cast("dict[str, Any] | None", outcome.raw.get("compile")) if outcome is not None else None
+    report = outcome.compile if outcome is not None else None
     if report is None:
         return None
     return {
-        "graphs": report.get("graphs", 0),
-        "breaks": len(report.get("breaks") or []),
-        "recompiles": len(report.get("recompiles") or []),
-        "fullgraph": bool(report.get("fullgraph")),
+        "graphs": report["graphs"],
+        "breaks": len(report["breaks"]),
+        "recompiles": len(report["recompiles"]),
+        "fullgraph": report["fullgraph"],
     }
 
 
 def target_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
     """Each lowering's verdict without its findings (those are diagnostics): hover, JSON, the cache."""
     kept = ("target", "ok", "seconds", "facts", "skipped")
-    raw = cast("list[dict[str, Any]]", outcome.raw.get("targets") or []) if outcome is not None else []
-    return [{k: r[k] for k in kept if k in r} for r in raw]
+    results: list[Mapping[str, Any]] = list(outcome.targets) if outcome is not None else []
+    return [{k: r[k] for k in kept if k in r} for r in results]
 
 
 def default_roots() -> list[str]:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..worker import protocol
+from ..worker.compile_records import CompileReport
+from ..worker.records import ExportSummary, FailureRecord, ModuleTree, PartInputs, TargetResult
 
 
 @dataclass
@@ -75,14 +77,18 @@ class JobOutcome:
     status: protocol.Status
     seconds: float = 0.0
     strict: bool = False
-    # Plain dicts for diagnosis, which reads them as such and adds derived keys to the record
-    # (a protocol.ExportSummary and protocol.FailureRecord, checked when the answer was decoded).
-    summary: dict[str, Any] | None = None
-    failure: dict[str, Any] | None = None
+    # The job's records as the worker declared them (worker/records.py), checked when the answer
+    # was decoded: diagnosis reads them typed, so a renamed wire field fails the type check.
+    summary: ExportSummary | None = None  # exported
+    failure: FailureRecord | None = None  # failed
     exit: protocol.ExitInfo | None = None  # how a crashed child ended
     output: str = ""
     reason: str = ""
     timings: dict[str, float] = field(default_factory=dict)  # per stage, from the child
+    parts: list[PartInputs] = field(default_factory=list)  # what each part class received
+    tree: ModuleTree | None = None  # the class exported and the workspace classes in it
+    targets: list[TargetResult] = field(default_factory=list)  # each lowering's verdict
+    compile: CompileReport | None = None  # a compile check's report
     raw: protocol.JobAnswer = field(kw_only=True)  # the whole answer (save_error, verify, ...)
 
     @staticmethod
@@ -91,11 +97,15 @@ class JobOutcome:
             status=answer["status"],
             seconds=float(answer.get("seconds", 0.0)),
             strict=bool(answer.get("strict", False)),
-            summary=cast("dict[str, Any] | None", answer.get("summary")),
-            failure=cast("dict[str, Any] | None", answer.get("failure")),
+            summary=answer.get("summary"),
+            failure=answer.get("failure"),
             exit=answer.get("exit"),
             output=answer.get("output", ""),
             reason=answer.get("reason", ""),
             timings=dict(answer.get("timings") or {}),
+            parts=list(answer.get("parts") or []),
+            tree=answer.get("tree"),
+            targets=list(answer.get("targets") or []),
+            compile=answer.get("compile"),
             raw=answer,
         )

@@ -87,7 +87,7 @@ def verdict(outcome: JobOutcome, fix: Fix) -> Proof:
     raw = outcome.raw.get("verify")
     compared = str((fix.verify or {}).get("compare", "self"))
     if not isinstance(raw, dict):
-        reason = outcome.reason or (outcome.failure or {}).get("message", "") or outcome.status
+        reason = outcome.reason or (outcome.failure["message"] if outcome.failure else "") or outcome.status
         return Proof(False, None, 0, f"the check {outcome.status}: {str(reason)[:200]}", compared)
     return Proof(
         bool(raw.get("exports")),

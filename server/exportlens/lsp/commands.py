@@ -115,7 +115,7 @@ async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) ->
         "status": outcome.status,
         "seconds": outcome.seconds,
         "saved": outcome.status == "exported" and not save_error and os.path.exists(job.save_to),
-        "reason": save_error or outcome.reason or (outcome.failure or {}).get("message", ""),
+        "reason": save_error or outcome.reason or (outcome.failure["message"] if outcome.failure else ""),
     }
 
 
