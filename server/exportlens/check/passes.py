@@ -47,7 +47,7 @@ def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
         report = cast("dict[str, Any]", outcome.compile)  # typed in diagnosis next
         return compile_findings(report, ctx, outcome.compile["fullgraph"])
     if outcome.status == "failed" and outcome.failure is not None:
-        return diagnose(cast("dict[str, Any]", outcome.failure), ctx)
+        return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
         lowered = target_findings(cast("list[dict[str, Any]]", outcome.targets), ctx)
         return baked_findings(cast("dict[str, Any]", outcome.summary), ctx) + lowered

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
+from ..worker.records import Frame
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 
@@ -85,7 +86,7 @@ def _dim_name(dim: Any) -> str:
     return "sequence length" if dim == "shape[1]" else "batch size"
 
 
-def _resolved(frame: dict[str, Any], ctx: DiagnosisContext) -> dict[str, Any]:
+def _resolved(frame: Frame, ctx: DiagnosisContext) -> Frame:
     """torch shortens a guard's path (`mp/c31/net.py`): the checked file's, when it ends so."""
     path = str(frame.get("path", ""))
     if path and path != ctx.path and ctx.path.endswith(path):

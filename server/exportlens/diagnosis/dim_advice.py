@@ -12,6 +12,7 @@ import ast
 import re
 from typing import Any
 
+from ..worker.records import Frame
 from .context import DiagnosisContext
 from .guard_value import sizes_passing
 from .kind import Kind, quoted_names
@@ -30,7 +31,7 @@ _SOURCE = re.compile(r"L\['(?P<input>\w+)'\].*\.size\(\)\[(?P<dim>\d+)\]$")
 
 
 def dim_advice(
-    kind: Kind, snippet: str, statement: str, library: dict[str, Any] | None, ctx: DiagnosisContext
+    kind: Kind, snippet: str, statement: str, library: Frame | None, ctx: DiagnosisContext
 ) -> Kind:
     """The same failure with its real cause (a static partner only when nothing else made it)
     and a hint naming the Dim, its value and the line."""
