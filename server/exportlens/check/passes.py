@@ -50,7 +50,7 @@ def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
         lowered = target_findings(cast("list[dict[str, Any]]", outcome.targets), ctx)
-        return baked_findings(cast("dict[str, Any]", outcome.summary), ctx) + lowered
+        return baked_findings(outcome.summary, ctx) + lowered
     return outcome_findings(outcome, ctx)
 
 

@@ -9,22 +9,21 @@ table), with the size it found and the frames that made the condition. Each beco
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..findings import Finding, Related
+from ..worker.records import ExportSummary
 from .context import DiagnosisContext
 from .locate import Sources, export_call_place, workspace_frames
 
 NARROWED = "dim-narrowed-at-runtime"
 
 
-def narrowed_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
+def narrowed_findings(summary: ExportSummary, ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     declared = export_call_place(ctx, "dynamic_shapes")
     findings: list[Finding] = []
     said: set[tuple[str, int, int]] = set()
     for entry in summary.get("narrowed") or []:
-        frames = workspace_frames(list(entry.get("frames") or []), ctx)
+        frames = workspace_frames(entry["frames"], ctx)
         place = sources.place(frames[-1]) if frames else declared
         if place is None:
             continue
@@ -32,7 +31,7 @@ def narrowed_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Fi
         if key in said:
             continue  # one line, one warning: a model repeats its conditions once per layer
         said.add(key)
-        low, high = entry.get("min"), entry.get("max")
+        low, high = entry["min"], entry["max"]
         span = f"{low if low is not None else '?'}..{high if high is not None else '∞'}"
         related = []
         if declared is not None and (declared.path, declared.range) != (place.path, place.range):
@@ -54,7 +53,7 @@ def narrowed_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Fi
                 module=ctx.module,
                 mode=ctx.mode,
                 related=related,
-                fix={"expr": entry.get("expr"), "dim": entry.get("dim"), "rejected": entry.get("rejected")},
+                fix={"expr": entry["expr"], "dim": entry["dim"], "rejected": entry["rejected"]},
             )
         )
     return findings
