@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from ..config.settings import Settings
 from ..diagnosis import DiagnosisContext, diagnose
@@ -44,12 +43,11 @@ class ModuleRuns:
 def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
     """What one job's outcome says, before any pass."""
     if outcome.compile:  # a compile check (worker/compiled.py)
-        report = cast("dict[str, Any]", outcome.compile)  # typed in diagnosis next
-        return compile_findings(report, ctx, outcome.compile["fullgraph"])
+        return compile_findings(outcome.compile, ctx, outcome.compile["fullgraph"])
     if outcome.status == "failed" and outcome.failure is not None:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
-        lowered = target_findings(cast("list[dict[str, Any]]", outcome.targets), ctx)
+        lowered = target_findings(outcome.targets, ctx)
         return baked_findings(outcome.summary, ctx) + lowered
     return outcome_findings(outcome, ctx)
 

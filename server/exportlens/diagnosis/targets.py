@@ -13,6 +13,7 @@ from typing import Any
 
 from ..codes import CODES, url_for
 from ..findings import Finding, Range, Related
+from ..worker.records import TargetFinding, TargetResult
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 
@@ -27,11 +28,11 @@ def label(target: str) -> str:
     return LABELS.get(target, target)
 
 
-def target_findings(results: list[dict[str, Any]], ctx: DiagnosisContext) -> list[Finding]:
+def target_findings(results: list[TargetResult], ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     findings: list[Finding] = []
     for result in results:
-        target = str(result.get("target", ""))
+        target = result["target"]
         if internal := result.get("internal"):
             log.warning("%s: the %s check failed in ExportLens: %s", ctx.module, target, internal)
         if skipped := result.get("skipped"):
@@ -43,7 +44,7 @@ def target_findings(results: list[dict[str, Any]], ctx: DiagnosisContext) -> lis
     return findings
 
 
-def _one(raw: dict[str, Any], target: str, ctx: DiagnosisContext, sources: Sources) -> Finding | None:
+def _one(raw: TargetFinding, target: str, ctx: DiagnosisContext, sources: Sources) -> Finding | None:
     code = str(raw.get("code", ""))
     if code not in CODES:  # the worker's code and this registry disagree: ExportLens's bug
         log.warning("%s: %s finding with an unregistered code %r: %s", ctx.module, target, code, raw)
@@ -64,7 +65,7 @@ def _one(raw: dict[str, Any], target: str, ctx: DiagnosisContext, sources: Sourc
 
 
 def _on_module(
-    code: str, message: str, ctx: DiagnosisContext, target: str, raw: dict[str, Any] | None = None
+    code: str, message: str, ctx: DiagnosisContext, target: str, raw: TargetFinding | None = None
 ) -> Finding:
     return _finding(code, message, ctx, target, raw or {}, (ctx.path, ctx.anchor), [])
 
@@ -74,12 +75,16 @@ def _finding(
     message: str,
     ctx: DiagnosisContext,
     target: str,
-    raw: dict[str, Any],
+    raw: TargetFinding,
     where: tuple[str, Range],
     related: list[Related],
 ) -> Finding:
     # Machine-readable data: the target, and the graph node and op when there is one.
-    fix = {"target": target, **{k: raw[k] for k in ("node", "op") if raw.get(k)}}
+    fix: dict[str, Any] = {"target": target}
+    if node := raw.get("node"):
+        fix["node"] = node
+    if op := raw.get("op"):
+        fix["op"] = op
     return Finding(
         path=where[0],
         range=where[1],
