@@ -21,7 +21,7 @@ classes the same way, named `blocks.Block` (`foreign_name`), their findings kept
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from ..codes import registered
 from ..discovery import REAL_INPUTS, Target
 from ..engine import JobOutcome
 from ..findings import Finding
+from ..worker.records import PartInputs
 
 if TYPE_CHECKING:
     from ..document import Document
@@ -77,7 +78,7 @@ def recorded_parts(
             record = _record(outcome, str(part.class_name), file)
             if record is None or parent.inputs_kind not in REAL_INPUTS:
                 continue
-            spec = {
+            spec: dict[str, Any] = {
                 "kind": "recorded",
                 "class": part.class_name,
                 "parent": parent.inputs,
@@ -94,7 +95,7 @@ def recorded_parts(
     return found
 
 
-def _record(outcome: JobOutcome, class_name: str, file: str) -> Mapping[str, Any] | None:
+def _record(outcome: JobOutcome, class_name: str, file: str) -> PartInputs | None:
     for record in outcome.parts:
         if record["class"] == class_name and record.get("file") == file and "unsupported" not in record:
             return record
