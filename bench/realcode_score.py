@@ -63,7 +63,7 @@ async def run(cases: set[str] | None, timeout: float, slow: bool) -> tuple[list[
                     all_failures=DEFAULTS.all_failures,
                     meta_above_mb=DEFAULTS.meta_above_mb or None,
                     device=DEFAULTS.device,
-                    targets=DEFAULTS.targets,
+                    lowerings=DEFAULTS.targets,
                 )
                 # each file as `exportlens check` places it in its workspace (the case folder)
                 index, root = SiteIndex(), str(CORPUS / case)

@@ -10,7 +10,7 @@ from ..discovery import Target
 from ..document import Document
 from ..engine import Job
 from ..imports import import_roots
-from ..targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
+from ..lowerings import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
 from ..worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
@@ -25,8 +25,8 @@ class CheckOptions:
     device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/devices.py)
     # (path, module) whose jobs build the graph panel's view: the module a panel shows, no other
     graph_views: frozenset[tuple[str, str]] = frozenset()
-    targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
-    on_demand: bool = False  # also the targets.ON_DEMAND ones (aoti): its command, the CLI's --target
+    lowerings: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
+    on_demand: bool = False  # also the lowerings.ON_DEMAND ones (aoti): its command, the CLI's --target
     # Jobs of different purposes never supersede each other (engine/jobs.py): another file's check
     # run for a document (check/elsewhere.py) must not cancel that file's own, nor be cancelled by it.
     purpose: str = "check"
@@ -48,7 +48,7 @@ def make_job(
     doc: Document, target: Target, strict: bool | None, options: CheckOptions, parts_from: Sequence[str] = ()
 ) -> Job:
     module_name, sys_path = import_context(doc.path, options.roots)
-    lowered = checked_targets(options.targets, options.on_demand)
+    lowered = checked_lowerings(options.lowerings, options.on_demand)
     return Job(
         path=doc.path,
         source=doc.text,
@@ -63,17 +63,17 @@ def make_job(
         meta_above_mb=options.meta_above_mb,
         device=options.device,
         graph=(doc.path, target.name) in options.graph_views,
-        targets=lowered,
+        lowerings=lowered,
         parts_from=tuple(parts_from),
         purpose=options.purpose,
         compile=target.compile,
     )
 
 
-def checked_targets(targets: tuple[str, ...] | list[str], on_demand: bool = False) -> list[str]:
+def checked_lowerings(lowerings: tuple[str, ...] | list[str], on_demand: bool = False) -> list[str]:
     """The lowerings a check runs after the export: `aoti` only on demand (its command, the CLI)."""
     allowed = (*ON_CHECK, *ON_DEMAND) if on_demand else ON_CHECK
-    return [t for t in dict.fromkeys(targets) if t in allowed and t != "export"]
+    return [t for t in dict.fromkeys(lowerings) if t in allowed and t != "export"]
 
 
 def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:

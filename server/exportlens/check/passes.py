@@ -16,7 +16,7 @@ from ..config.settings import Settings
 from ..diagnosis import DiagnosisContext, diagnose
 from ..diagnosis.baked.confirm import baked_findings
 from ..diagnosis.compiled import compile_findings
-from ..diagnosis.targets import target_findings
+from ..diagnosis.lowerings import lowering_findings
 from ..discovery import Target
 from ..document import Document
 from ..engine import JobOutcome
@@ -47,7 +47,7 @@ def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
     if outcome.status == "failed" and outcome.failure is not None:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
-        lowered = target_findings(outcome.targets, ctx)
+        lowered = lowering_findings(outcome.lowerings, ctx)
         return baked_findings(outcome.summary, ctx) + lowered
     return outcome_findings(outcome, ctx)
 

@@ -140,7 +140,7 @@ async def check_document(
         if (part_jobs or held) and (report := relay(target)) is not None:
             report(done)  # the parents' results are final: shown while their parts are checked
     # A part's lowering is its parent's: the parent's program already holds the part's nodes.
-    alone = dataclasses.replace(options, targets=("export",))
+    alone = dataclasses.replace(options, lowerings=("export",))
     outcomes += await asyncio.gather(
         *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in held),
         *(engine.run(make_job(doc, target, strict, alone)) for target, strict in part_jobs),
@@ -196,7 +196,7 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
         ops=summary.get("ops") if summary else None,
         graph=cast("dict[str, Any] | None", summary),  # kept as JSON by the results store
         timings=outcome.timings if outcome else {},
-        targets=target_facts(outcome),
+        lowerings=lowering_facts(outcome),
         tree=tree_of(outcome),
         compiled=compile_counts(outcome),
     )
@@ -215,10 +215,10 @@ def compile_counts(outcome: JobOutcome | None) -> dict[str, Any] | None:
     }
 
 
-def target_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
+def lowering_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
     """Each lowering's verdict without its findings (those are diagnostics): hover, JSON, the cache."""
     kept = ("target", "ok", "seconds", "facts", "skipped")
-    results: list[Mapping[str, Any]] = list(outcome.targets) if outcome is not None else []
+    results: list[Mapping[str, Any]] = list(outcome.lowerings) if outcome is not None else []
     return [{k: r[k] for k in kept if k in r} for r in results]
 
 

@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from ..worker import protocol
 from ..worker.compile_records import CompileReport
-from ..worker.records import ExportSummary, FailureRecord, ModuleTree, PartInputs, TargetResult
+from ..worker.records import ExportSummary, FailureRecord, LoweringResult, ModuleTree, PartInputs
 
 
 @dataclass
@@ -32,7 +32,7 @@ class Job:
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
     graph: bool = False  # build the graph panel's view into the summary (lsp/graph_command.py)
-    targets: list[str] = field(default_factory=list)  # lowerings after a clean export (worker/lowering/)
+    lowerings: list[str] = field(default_factory=list)  # after a clean export (worker/lowering/)
     # Workspace files whose part classes' inputs the export records (worker/part_inputs.py).
     parts_from: tuple[str, ...] = ()
     # Traced as torch.compile does, not exported (worker/compiled.py): a protocol.CompileSpec.
@@ -63,8 +63,8 @@ class Job:
             "device": self.device,
             "graph": self.graph,
         }
-        if self.targets:
-            message["targets"] = list(self.targets)
+        if self.lowerings:
+            message["targets"] = list(self.lowerings)
         if self.parts_from:
             message["parts_from"] = list(self.parts_from)
         if self.compile is not None:
@@ -87,7 +87,7 @@ class JobOutcome:
     timings: dict[str, float] = field(default_factory=dict)  # per stage, from the child
     parts: list[PartInputs] = field(default_factory=list)  # what each part class received
     tree: ModuleTree | None = None  # the class exported and the workspace classes in it
-    targets: list[TargetResult] = field(default_factory=list)  # each lowering's verdict
+    lowerings: list[LoweringResult] = field(default_factory=list)  # each lowering's verdict
     compile: CompileReport | None = None  # a compile check's report
     raw: protocol.JobAnswer = field(kw_only=True)  # the whole answer (save_error, verify, ...)
 
@@ -105,7 +105,7 @@ class JobOutcome:
             timings=dict(answer.get("timings") or {}),
             parts=list(answer.get("parts") or []),
             tree=answer.get("tree"),
-            targets=list(answer.get("targets") or []),
+            lowerings=list(answer.get("targets") or []),
             compile=answer.get("compile"),
             raw=answer,
         )

@@ -24,9 +24,9 @@ from .summary_text import (
     device_line,
     dynamic_dims,
     graph_excerpt,
+    lowering_line,
     signature,
     status_line,
-    target_line,
 )
 
 STALE = "*Stale: the source changed since this export; it is being re-checked.*"
@@ -109,7 +109,7 @@ def _module_text(snap: Snapshot, target: Target, entry: ModuleEntry | None, stal
             lines.append("Dynamic dims: " + ", ".join(dims))
         if device := device_line(graph):
             lines.append(device)
-        lines += [target_line(t) for t in result.targets]
+        lines += [lowering_line(t) for t in result.lowerings]
         excerpt, cut = graph_excerpt(str(graph.get("code", "")))
         lines.append(f"```python\n{excerpt}\n```")
         if cut or graph.get("code_truncated"):

@@ -12,7 +12,7 @@ import sys
 
 from lsprotocol import types
 
-from . import code_actions, codelens, commands, graph_command, hover, lifecycle, notebooks, target_commands
+from . import code_actions, codelens, commands, graph_command, hover, lifecycle, lowering_commands, notebooks
 from .app import ExportLensServer
 
 LEVELS = {
@@ -46,7 +46,7 @@ def build() -> ExportLensServer:
         codelens,
         commands,
         graph_command,
-        target_commands,
+        lowering_commands,
         code_actions,
     ):
         feature.register(server)

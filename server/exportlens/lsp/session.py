@@ -63,7 +63,7 @@ class Snapshot:
             device=self.settings.device,
             compile=self.settings.compile,
             graph_views=self.graph_views,
-            targets=self.settings.targets,
+            lowerings=self.settings.targets,
         )
 
     def target(self, name: str) -> Target | None:

@@ -6,7 +6,7 @@ import json
 import urllib.parse
 from typing import Any
 
-from ..diagnosis.targets import label
+from ..diagnosis.lowerings import label
 from .state import ModuleEntry
 
 GRAPH_LINES = 20  # a hover is a glance: the link opens the rest
@@ -23,7 +23,7 @@ def status_line(entry: ModuleEntry) -> str:
         ops = max(r.ops or 0 for r in exported)
         seconds = max(r.seconds for r in exported)
         refused = "".join(
-            f" · ✗ {label(target)}: {n} issue{'s' if n != 1 else ''}" for target, n in entry.lowered.items()
+            f" · ✗ {label(name)}: {n} issue{'s' if n != 1 else ''}" for name, n in entry.lowered.items()
         )
         return f"✓ exports · {ops} ops · {seconds:.2f} s{refused}"
     if any(r.status == "skipped" for r in entry.results) and entry.results:
@@ -90,9 +90,9 @@ def command_link(title: str, command: str, args: list[Any]) -> str:
     return f"[{title}](command:{command}?{urllib.parse.quote(json.dumps(args))})"
 
 
-def target_line(result: dict[str, Any]) -> str:
+def lowering_line(result: dict[str, Any]) -> str:
     """One lowering's verdict and facts (docs/targets.md): `ONNX ✓ · opset 20 · 12 ops · 4.4 KB`."""
-    from ..diagnosis.targets import label  # the one naming of targets
+    from ..diagnosis.lowerings import label  # the one naming of lowerings
 
     name = label(str(result.get("target", "")))
     if result.get("skipped"):
