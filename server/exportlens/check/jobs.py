@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..discovery import Target
+from ..discovery import Subject
 from ..document import Document
 from ..engine import Job
 from ..imports import import_roots
@@ -45,7 +45,11 @@ def tracers(mode: str | None) -> list[bool | None]:
 
 
 def make_job(
-    doc: Document, target: Target, strict: bool | None, options: CheckOptions, parts_from: Sequence[str] = ()
+    doc: Document,
+    subject: Subject,
+    strict: bool | None,
+    options: CheckOptions,
+    parts_from: Sequence[str] = (),
 ) -> Job:
     module_name, sys_path = import_context(doc.path, options.roots)
     lowered = checked_lowerings(options.lowerings, options.on_demand)
@@ -54,7 +58,7 @@ def make_job(
         source=doc.text,
         module_name=module_name,
         sys_path=sys_path,
-        target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
+        subject={"name": subject.name, "class": subject.class_name, "inputs": subject.inputs},
         strict=strict,
         # the engine's default; a C++ compile gets its own
         timeout=AOTI_TIMEOUT_SECONDS if "aoti" in lowered else 0.0,
@@ -62,11 +66,11 @@ def make_job(
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
         device=options.device,
-        graph=(doc.path, target.name) in options.graph_views,
+        graph=(doc.path, subject.name) in options.graph_views,
         lowerings=lowered,
         parts_from=tuple(parts_from),
         purpose=options.purpose,
-        compile=target.compile,
+        compile=subject.compile,
     )
 
 

@@ -17,7 +17,7 @@ from ..diagnosis import DiagnosisContext, diagnose
 from ..diagnosis.baked.confirm import baked_findings
 from ..diagnosis.compiled import compile_findings
 from ..diagnosis.lowerings import lowering_findings
-from ..discovery import Target
+from ..discovery import Subject
 from ..document import Document
 from ..engine import JobOutcome
 from ..findings import Finding
@@ -32,7 +32,7 @@ from .suppression import CONFIGURED_PASSES, unknown_codes
 class ModuleRuns:
     """One module's jobs in a check, and what its findings are weighed against."""
 
-    target: Target  # a recorded part: with the inputs its parent gave it
+    subject: Subject  # a recorded part: with the inputs its parent gave it
     runs: list[tuple[JobOutcome, DiagnosisContext]]  # one per tracer
     file: str  # the checked file
     part: RecordedPart | None = None  # a part checked alone, on what its parent gave it
@@ -75,7 +75,7 @@ def on_the_parts_file(findings: list[Finding], module: ModuleRuns) -> list[Findi
 
 def guesses_softened(findings: list[Finding], module: ModuleRuns) -> list[Finding]:
     """Errors on guessed inputs: one information finding (guessed.py)."""
-    return soften_guessed(findings, module.target)
+    return soften_guessed(findings, module.subject)
 
 
 ModulePass = Callable[[list[Finding], ModuleRuns], list[Finding]]

@@ -193,8 +193,8 @@ def _declared(source: str, ctx: DiagnosisContext) -> str:
 
 def _dims_at(ctx: DiagnosisContext, index: int) -> list[str]:
     """Names of the Dims the module's export call puts at `index` of any input's `dynamic_shapes`."""
-    target = next((t for t in ctx.document.discovery.targets if t.name == ctx.module), None)
-    call = target.call if target is not None else None
+    subject = next((t for t in ctx.document.discovery.subjects if t.name == ctx.module), None)
+    call = subject.call if subject is not None else None
     shapes = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), None) if call else None
     names = []
     for node in ast.walk(shapes) if shapes is not None else []:

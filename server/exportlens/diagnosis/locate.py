@@ -217,10 +217,10 @@ def export_call_place(ctx: DiagnosisContext, part: str) -> Place | None:
     Problems with the call's own arguments belong there, not on the class.
     """
     found = ctx.document.discovery
-    target = next((t for t in found.targets if t.name == ctx.module), None)
-    if target is None or target.inputs.get("kind") != "export-call":
+    subject = next((t for t in found.subjects if t.name == ctx.module), None)
+    if subject is None or subject.inputs.get("kind") != "export-call":
         return None
-    call = target.call
+    call = subject.call
     if call is None:
         return None
     node: ast.expr = call

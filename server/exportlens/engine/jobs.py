@@ -16,7 +16,7 @@ class Job:
     source: str
     module_name: str  # the name the buffer is executed under (never "__main__")
     sys_path: list[str]
-    target: dict[str, Any]  # a protocol.TargetSpec from discovery: checked by `to_wire`
+    subject: dict[str, Any]  # the module to check: a protocol.TargetSpec, checked by `to_wire`
     strict: bool | None  # None: the export call's own `strict=` decides, else non-strict
     timeout: float = 30.0
     memory_mb: int | None = None
@@ -41,17 +41,17 @@ class Job:
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
         """A newer job with the same key supersedes an older one."""
-        return (self.path, str(self.target["name"]), self.strict, self.purpose)
+        return (self.path, str(self.subject["name"]), self.strict, self.purpose)
 
     def to_wire(self, job_id: int) -> protocol.JobMessage:
-        """The job message; a malformed target or verify spec raises ProtocolError here, not in the child."""
+        """The job message; a malformed subject or verify spec raises ProtocolError here, not in the child."""
         message: protocol.JobMessage = {
             "id": job_id,
             "path": self.path,
             "source": self.source,
             "module_name": self.module_name,
             "sys_path": self.sys_path,
-            "target": protocol.checked_target(self.target),
+            "target": protocol.checked_target(self.subject),
             "strict": self.strict,
             "timeout": self.timeout,
             "memory_mb": self.memory_mb,

@@ -1,4 +1,4 @@
-"""workspace/executeCommand for the targets a check does not run (issue 17, docs/targets.md).
+"""workspace/executeCommand for the lowerings a check does not run (issue 17, docs/targets.md).
 
 - `exportlens.compileAoti(uri, module)` → {module, status, ok, seconds, facts, findings}: export
   the module and compile it with AOTInductor (lowerings.ON_DEMAND: tens of seconds, its own
@@ -39,8 +39,8 @@ def register(server: ExportLensServer) -> None:
         if not ls.trusted:
             raise trust.refused()
         snap = ls.session.snapshot(uri)
-        target = snap.target(module)
-        if target is None or target.inputs_kind == "none" or target.part_of is not None:
+        subject = snap.subject(module)
+        if subject is None or subject.inputs_kind == "none" or subject.part_of is not None:
             raise ValueError(f"no module {module!r} with example inputs in {uri}")
         options = snap.options()
         # One tracer: "both" would compile twice.
