@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .codes import registered
-from .worker.records import ModuleTree
+from .worker.records import ExportSummary, ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
 InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "compile-call", "none"]
@@ -108,7 +108,7 @@ class ModuleResult:
     status: Status
     seconds: float = 0.0
     ops: int | None = None
-    graph: dict[str, Any] | None = None
+    graph: ExportSummary | None = None  # the worker's, as the results store keeps it
     # Seconds per stage in the worker's child (fork, load, inputs, export, ...) and its peak RSS.
     timings: dict[str, float] = field(default_factory=dict)
     # Each lowering after the export (docs/targets.md): target, ok, seconds, facts, skipped.

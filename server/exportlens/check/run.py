@@ -196,7 +196,7 @@ def _module_result(
         status=cast(Status, status),
         seconds=outcome.seconds if outcome else 0.0,
         ops=summary.get("ops") if summary else None,
-        graph=cast("dict[str, Any] | None", summary),  # kept as JSON by the results store
+        graph=summary,
         timings=outcome.timings if outcome else {},
         lowerings=lowering_facts(outcome),
         tree=tree_of(outcome),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from lsprotocol import types
@@ -36,7 +37,7 @@ def register(server: ExportLensServer) -> None:
         if entry == "cancelled":
             return {"module": subject.name, "status": "cancelled", "findings": [], "summary": {}, "graph": ""}
         result = entry.results[0] if entry and entry.results else None
-        graph = (result.graph or {}) if result else {}
+        graph: Mapping[str, Any] = (result.graph or {}) if result else {}  # the summary's JSON
         return {
             "module": subject.name,
             "status": result.status if result else "skipped",

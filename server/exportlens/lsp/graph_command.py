@@ -43,7 +43,7 @@ def register(server: ExportLensServer) -> None:
                     "mode": r.mode,
                     "status": r.status,
                     "seconds": round(r.seconds, 3),
-                    "view": (r.graph or {}).get("view"),
+                    "view": r.graph.get("view") if r.graph else None,
                 }
                 for r in (entry.results if entry else [])
             ],

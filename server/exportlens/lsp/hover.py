@@ -141,7 +141,7 @@ def _line_text(snap: Snapshot, entry: ModuleEntry | None, line: int, stale: bool
     if entry is None:
         return None
     for result in entry.results:
-        by_file = (result.graph or {}).get("lines", {})
+        by_file = result.graph["lines"] if result.graph else {}
         ops = by_file.get(snap.path, {}).get(str(line + 1))
         if ops:
             listed = "\n".join(f"- `{op}`" for op in ops)

@@ -7,6 +7,7 @@ import urllib.parse
 from typing import Any
 
 from ..diagnosis.lowerings import label
+from ..worker.records import ExportSummary
 from .state import ModuleEntry
 
 GRAPH_LINES = 20  # a hover is a glance: the link opens the rest
@@ -40,7 +41,7 @@ def compile_line(counts: dict[str, Any]) -> str:
     return text
 
 
-def signature(graph: dict[str, Any]) -> list[str]:
+def signature(graph: ExportSummary) -> list[str]:
     groups: dict[str, list[str]] = {}
     for spec in graph.get("inputs", []):
         kind = spec.get("kind", "")
@@ -61,7 +62,7 @@ def signature(graph: dict[str, Any]) -> list[str]:
     return out
 
 
-def dynamic_dims(graph: dict[str, Any]) -> list[str]:
+def dynamic_dims(graph: ExportSummary) -> list[str]:
     dims = []
     for dim in graph.get("dynamic", []):
         high = "∞" if dim.get("max") is None else str(dim["max"])
@@ -70,15 +71,15 @@ def dynamic_dims(graph: dict[str, Any]) -> list[str]:
     return dims
 
 
-def device_line(graph: dict[str, Any]) -> str:
+def device_line(graph: ExportSummary) -> str:
     """Where the code's GPU tensors were (worker/devices.py); '' when it names no accelerator."""
-    placement = graph.get("placement") or {}
-    devices = ", ".join(f"`{d}`" for d in placement.get("devices") or [])
-    if not devices:
+    placement = graph.get("placement")
+    devices = ", ".join(f"`{d}`" for d in placement["devices"]) if placement else ""
+    if not placement or not devices:
         return ""
-    if placement.get("fake"):
+    if placement["fake"]:
         return f"Device: {devices} — fake tensors on it: no GPU used, nothing allocated"
-    return f"Device: {devices} ({placement.get('policy')})"
+    return f"Device: {devices} ({placement['policy']})"
 
 
 def graph_excerpt(code: str) -> tuple[str, bool]:
