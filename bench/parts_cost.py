@@ -48,7 +48,7 @@ VARIANTS = {
 
 async def parent_job(engine: Engine, doc: Document, record: bool) -> tuple[float, float]:
     """(child CPU s, wall s) of GPT's job, recording its parts or not."""
-    (gpt,) = [t for t in doc.discovery.targets if t.name == "GPT"]
+    (gpt,) = [t for t in doc.discovery.subjects if t.name == "GPT"]
     options = CheckOptions(roots=[str(Path(doc.path).parent)])
     started = time.perf_counter()
     outcome = await engine.run(make_job(doc, gpt, None, options, [doc.path] if record else []))

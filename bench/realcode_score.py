@@ -65,7 +65,7 @@ async def run(
                     all_failures=DEFAULTS.all_failures,
                     meta_above_mb=DEFAULTS.meta_above_mb or None,
                     device=DEFAULTS.device,
-                    targets=DEFAULTS.targets,
+                    lowerings=DEFAULTS.targets,
                 )
                 # each file as `exportlens check` places it in its workspace (the case folder)
                 index, root = SiteIndex(), str(CORPUS / case)

@@ -152,8 +152,8 @@ def run_models(folder: Path, guards: GuardLog) -> list[dict[str, Any]]:
         if path.name.startswith("export_") or path.name == "__init__.py":
             continue
         found = discover(path.read_text(encoding="utf-8"), str(path))
-        targets = [t for t in found.targets if t.inputs_kind not in ("none", "export-call")]
-        if not targets:
+        subjects = [t for t in found.subjects if t.inputs_kind not in ("none", "export-call")]
+        if not subjects:
             continue
         name, extra = import_context(str(path), [])
         saved = list(sys.path)
@@ -174,16 +174,16 @@ def run_models(folder: Path, guards: GuardLog) -> list[dict[str, Any]]:
             continue
         finally:
             sys.path[:] = saved
-        for target in targets:
-            cls = getattr(module, target.class_name)
+        for subject in subjects:
+            cls = getattr(module, subject.class_name)
             namespace = dict(vars(module))
-            expr = target.inputs.get("expr") or f"{target.class_name}().example_inputs()"
+            expr = subject.inputs.get("expr") or f"{subject.class_name}().example_inputs()"
             for strict in (False, True):
                 guards.lines.clear()
                 record: dict[str, Any] = {
                     "script": str(path.relative_to(folder)),
-                    "module": target.name,
-                    "line": getattr(target.node, "lineno", 0),
+                    "module": subject.name,
+                    "line": getattr(subject.node, "lineno", 0),
                     "mode": "strict" if strict else "non-strict",
                     "inputs": expr,
                 }

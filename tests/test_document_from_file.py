@@ -16,7 +16,7 @@ def test_the_same_text_is_the_same_document(tmp_path: Path) -> None:
     path = tmp_path / "net.py"
     path.write_text(NET)
     first = Document.from_file(str(path))
-    assert [t.name for t in first.discovery.targets] == ["Net"]
+    assert [t.name for t in first.discovery.subjects] == ["Net"]
     os.utime(path, (1, 1))  # touched: a new mtime, the same text
     again = Document.from_file(str(path))
     assert again is first and again.discovery is first.discovery

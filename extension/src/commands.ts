@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ServerManager } from './client';
 import type { GraphPanel } from './graph/panel';
-import type { GraphView } from './graphView';
+import type { GraphDocuments } from './graphDocuments';
 import { ServerCommand, ShowGraphCommand, ShowGraphTextCommand, type ExportModuleResult, type Position, type SavePt2Result } from './protocol';
 import { classAt } from './pySource';
 import { MODES, SECTION, modeLabel, type Mode } from './settings';
@@ -28,7 +28,7 @@ export const Command = {
 
 interface Deps {
   manager: ServerManager;
-  graphView: GraphView;
+  graphDocuments: GraphDocuments;
   graphPanel: GraphPanel;
   status: ServerStatus;
   log: vscode.LogOutputChannel;
@@ -66,7 +66,7 @@ export class Commands {
     if (!this.serverUp()) {
       return undefined;
     }
-    const { manager, graphView, status } = this.deps;
+    const { manager, graphDocuments, status } = this.deps;
     const name = path.basename(vscode.Uri.parse(uri).fsPath);
     const busyKey = `export:${uri}`;
     status.busy(busyKey, true);
@@ -100,7 +100,7 @@ export class Commands {
       void vscode.window.showInformationMessage(`ExportLens: export of ${name} cancelled.`);
       return result;
     }
-    await graphView.show(uri, result.module, result);
+    await graphDocuments.show(uri, result.module, result);
     return result;
   }
 
@@ -116,7 +116,7 @@ export class Commands {
   /** The graph of a module: the panel ("ExportLens: Graph") or the read-only Python text. */
   private async showGraph(uri: string | vscode.Uri | undefined, module: string | undefined, as: 'panel' | 'text'): Promise<void> {
     const open = (source: string, name: string): Promise<unknown> =>
-      as === 'panel' ? this.deps.graphPanel.show(source, name) : this.deps.graphView.show(source, name);
+      as === 'panel' ? this.deps.graphPanel.show(source, name) : this.deps.graphDocuments.show(source, name);
     if (typeof uri === 'string' && typeof module === 'string') {
       // from a code lens or a hover link: the server named the module
       if (this.serverUp()) {

@@ -7,11 +7,11 @@ import { ServerManager } from './client';
 import { Commands } from './commands';
 import { registerDocsLinks } from './docsLinks';
 import { GraphPanel } from './graph/panel';
-import { GraphView } from './graphView';
+import { GraphDocuments } from './graphDocuments';
 import { exportsUnsupported } from './platform';
 import { ServerCommand } from './protocol';
 import { ServerStatus, type StatusState } from './status';
-import { TargetCommands } from './targetCommands';
+import { LoweringCommands } from './loweringCommands';
 
 /** What activate() returns: read by the extension-host tests. */
 export interface ExportLensApi {
@@ -27,7 +27,7 @@ let manager: ServerManager | undefined;
 export function activate(context: vscode.ExtensionContext): ExportLensApi {
   const log = vscode.window.createOutputChannel('ExportLens', { log: true });
   const status = new ServerStatus();
-  const graphView = new GraphView(() => {
+  const graphDocuments = new GraphDocuments(() => {
     const server = manager;
     return server?.running === undefined
       ? undefined
@@ -42,23 +42,23 @@ export function activate(context: vscode.ExtensionContext): ExportLensApi {
   manager = new ServerManager(context, log, status, {
     onFileChecked: (params) => {
       status.busy(params.uri, false);
-      graphView.refresh(params.uri);
+      graphDocuments.refresh(params.uri);
       graphPanel.refresh(params.uri);
     },
     onCheckScheduled: (uri) => status.busy(uri, true),
     onDocumentClosed: (uri) => status.busy(uri, false),
     onExportModuleCommand: (uri, position) => commands.exportModule(uri, position),
   });
-  const commands = new Commands({ manager, graphView, graphPanel, status, log });
-  const targetCommands = new TargetCommands({ manager, commands, log });
+  const commands = new Commands({ manager, graphDocuments, graphPanel, status, log });
+  const loweringCommands = new LoweringCommands({ manager, commands, log });
   context.subscriptions.push(
     log,
     status,
-    graphView,
+    graphDocuments,
     graphPanel,
     manager,
     ...commands.register(),
-    ...targetCommands.register(),
+    ...loweringCommands.register(),
     registerDocsLinks(),
   );
   const unsupported = exportsUnsupported();

@@ -37,7 +37,7 @@ export const ServerCommand = {
   /** The structured graph the "ExportLens: Graph" panel draws (lsp/graph_command.py); exports first when nothing is cached. */
   graphView: new CommandType<[uri: string, module: string], GraphViewResult>('exportlens.graphView'),
   savePt2: new CommandType<[uri: string, module: string, path: string], SavePt2Result>('exportlens.savePt2'),
-  /** Exports the module and compiles it with AOTInductor (lsp/target_commands.py); cancellable. */
+  /** Exports the module and compiles it with AOTInductor (lsp/lowering_commands.py); cancellable. */
   compileAoti: new CommandType<[uri: string, module: string], CompileAotiResult>('exportlens.compileAoti'),
   /** Stops that module's compile: its child is killed, the compile answers status "cancelled". */
   cancelAoti: new CommandType<[uri: string, module: string], { cancelled: boolean }>('exportlens.cancelAoti'),

@@ -13,8 +13,8 @@ export type Mode = 'auto' | 'non-strict' | 'strict' | 'both';
 export const MODES: readonly Mode[] = ['auto', 'non-strict', 'strict', 'both'];
 export type Device = ServerSettings['device'];
 export const DEVICES: readonly Device[] = ['fake', 'real', 'cpu'];
-export type Target = 'export' | 'core-aten' | 'onnx' | 'aoti';
-export const TARGETS: readonly Target[] = ['export', 'core-aten', 'onnx', 'aoti'];
+export type Lowering = 'export' | 'core-aten' | 'onnx' | 'aoti';
+export const LOWERINGS: readonly Lowering[] = ['export', 'core-aten', 'onnx', 'aoti'];
 export type CompileChoice = 'auto' | 'all' | 'off';
 export const COMPILE_CHOICES: readonly CompileChoice[] = ['auto', 'all', 'off'];
 export type Level = 'error' | 'warning' | 'information' | 'hint' | 'off';
@@ -31,7 +31,7 @@ export interface ClientSettings {
   allFailures: boolean;
   metaAboveMb: number;
   device: 'fake' | 'real' | 'cpu';
-  targets: Target[];
+  targets: Lowering[];
   enable: boolean;
   exclude: string[];
   ignore: string[];
@@ -72,11 +72,11 @@ function number(value: unknown, fallback: number, valid: (n: number) => boolean)
 }
 
 /** The known targets of a list, once each, in its order; anything else: the default. */
-function targets(value: unknown): Target[] {
+function targets(value: unknown): Lowering[] {
   if (!Array.isArray(value)) {
     return [...DEFAULTS.targets];
   }
-  const known = value.filter((t): t is Target => typeof t === 'string' && (TARGETS as readonly string[]).includes(t));
+  const known = value.filter((t): t is Lowering => typeof t === 'string' && (LOWERINGS as readonly string[]).includes(t));
   return [...new Set(known)];
 }
 

@@ -23,11 +23,11 @@ from .config.settings import COMPILE_CHOICES, Settings
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
+from .lowerings import LOWERINGS
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .platforms import exports_unsupported, static_results
 from .report import render
-from .targets import TARGETS
 
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--target",
         action="append",
-        choices=TARGETS,
+        choices=LOWERINGS,
         default=None,
         help="also check that each clean export lowers to this target (repeatable): core-aten, onnx,"
         " aoti (compiles C++: slow); default: export only (docs/targets.md)",
@@ -171,7 +171,7 @@ def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
         "device": args.device,
         "compile": args.compile,
         "python": args.python,
-        "targets": targets(args) if args.target is not None else None,
+        "targets": lowerings(args) if args.target is not None else None,
         "exclude": tuple(args.exclude) if args.exclude is not None else None,
         "ignore": tuple(args.ignore) if args.ignore is not None else None,
         "all_failures": False if args.first_failure_only else None,
@@ -212,7 +212,7 @@ def check_options(settings: Settings) -> CheckOptions:
         meta_above_mb=settings.meta_above_mb or None,
         device=settings.device,
         compile=settings.compile,
-        targets=tuple(dict.fromkeys(("export", *settings.targets))),  # export first: always run
+        lowerings=tuple(dict.fromkeys(("export", *settings.targets))),  # export first: always run
         on_demand=True,  # `--target aoti` was asked for: it runs (a C++ compile per module)
         timeout=settings.timeout_seconds,  # each file's own limits (its pyproject.toml's)
         memory_mb=settings.memory_limit_mb or 0,
@@ -306,7 +306,7 @@ def said_once(results: list[FileResult]) -> list[FileResult]:
     return results
 
 
-def targets(args: argparse.Namespace) -> tuple[str, ...]:
+def lowerings(args: argparse.Namespace) -> tuple[str, ...]:
     """`--target`s in the order given, `export` first: it is always run."""
     return tuple(dict.fromkeys(("export", *(args.target or ()))))
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .codes import registered, url_for
-from .worker.records import ModuleTree
+from .worker.records import ExportSummary, ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
 InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "compile-call", "none"]
@@ -111,11 +111,11 @@ class ModuleResult:
     status: Status
     seconds: float = 0.0
     ops: int | None = None
-    graph: dict[str, Any] | None = None
+    graph: ExportSummary | None = None  # the worker's, as the results store keeps it
     # Seconds per stage in the worker's child (fork, load, inputs, export, ...) and its peak RSS.
     timings: dict[str, float] = field(default_factory=dict)
     # Each lowering after the export (docs/targets.md): target, ok, seconds, facts, skipped.
-    targets: list[dict[str, Any]] = field(default_factory=list)
+    lowerings: list[dict[str, Any]] = field(default_factory=list)
     # The class the job exported and the workspace classes in it (covered.py); None: not known.
     tree: ModuleTree | None = None
     # A compile check's counts (graphs, breaks, recompiles, fullgraph); None: an export check.
@@ -131,8 +131,8 @@ class ModuleResult:
             "seconds": round(self.seconds, 3),
             "ops": self.ops,
         }
-        if self.targets:
-            out["targets"] = self.targets
+        if self.lowerings:
+            out["targets"] = self.lowerings  # the JSON keeps the setting's word
         if self.tree is not None:
             out["class"] = self.tree["root"]["class"]
         if self.compiled is not None:

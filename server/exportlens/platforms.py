@@ -47,6 +47,6 @@ def static_results(files: list[Path]) -> tuple[list[FileResult], int]:
             result.diagnostics.append(encoding_finding(path, exc))
         else:
             result.diagnostics += read_findings(doc)
-            modules += sum(target.inputs_kind != "none" for target in doc.discovery.targets)
+            modules += sum(subject.inputs_kind != "none" for subject in doc.discovery.subjects)
         results.append(result)
     return results, modules

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exportlens.check.keys import class_span, module_keys, target_at, touched
+from exportlens.check.keys import class_span, module_keys, subject_at, touched
 from exportlens.discovery import discover
 
 SOURCE = """\
@@ -103,9 +103,9 @@ def test_class_spans_and_the_module_at_a_line() -> None:
     source = "import torch\n\n\n@torch.no_grad\nclass M(torch.nn.Module):\n"
     source += "    def forward(self, x):\n        return x\n"
     found = discover(source, "/nowhere/m.py")
-    (target,) = found.targets
-    assert class_span(target.node) == (3, 6)  # the decorator's line is the class's first
-    assert target_at(found, 3) is target and target_at(found, 6) is target
-    assert target_at(found, 2) is None and target_at(found, 0) is None
+    (subject,) = found.subjects
+    assert class_span(subject.node) == (3, 6)  # the decorator's line is the class's first
+    assert subject_at(found, 3) is subject and subject_at(found, 6) is subject
+    assert subject_at(found, 2) is None and subject_at(found, 0) is None
     assert touched(found, {0, 4, 6}) == {"M"}
     assert touched(found, {0, 1}) == set()

@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 from tests.cli.test_cli import run_cli
+from tests.lowerings import int_op
 from tests.paths import DATA
-from tests.targets import int_op
 
 AGENT = """
 import numpy as np

@@ -14,7 +14,7 @@ from tests.compile.sources import (
 
 
 def test_a_compiled_function_is_a_target_fed_by_its_first_call() -> None:
-    (step,) = discover(FUNCTION_COMPILED, "step.py").targets
+    (step,) = discover(FUNCTION_COMPILED, "step.py").subjects
     assert (step.name, step.class_name, step.function) == ("step", None, "step")
     assert step.inputs == {
         "kind": "compile-call",
@@ -26,7 +26,7 @@ def test_a_compiled_function_is_a_target_fed_by_its_first_call() -> None:
 
 def test_a_decorated_function_called_in_main_gets_that_blocks_prelude() -> None:
     found = discover(DECORATED_FUNCTION, "gate.py")
-    (gate,) = found.targets
+    (gate,) = found.subjects
     assert (gate.name, gate.function, gate.compile) == ("gate", "gate", {"fullgraph": True, "dynamic": None})
     assert gate.inputs["call"] == [line_of(DECORATED_FUNCTION, "gate(batch)") + 1, 4]
     assert gate.inputs["prelude"] == [[line_of(DECORATED_FUNCTION, "batch = ") + 1, 4]]
@@ -35,12 +35,12 @@ def test_a_decorated_function_called_in_main_gets_that_blocks_prelude() -> None:
 
 def test_a_compiled_function_never_called_is_not_a_target() -> None:
     never_called = FUNCTION_COMPILED.split("\nout = ")[0] + "\n"
-    assert discover(never_called, "step.py").targets == []
+    assert discover(never_called, "step.py").subjects == []
 
 
 def test_a_compile_call_in_main_is_fed_by_its_first_call_there() -> None:
     found = discover(COMPILED_IN_MAIN, "train.py")
-    net = next(t for t in found.targets if t.name == "Net")
+    net = next(t for t in found.subjects if t.name == "Net")
     assert net.compile == {"fullgraph": False, "dynamic": None} and net.inputs_kind == "compile-call"
     assert net.inputs["call"] == [line_of(COMPILED_IN_MAIN, "model(x)") + 1, 8]
     # `main()`'s statements before the call run first: the compile (building `Net()`) and `x`
@@ -60,7 +60,7 @@ def test_a_compile_of_a_functions_parameters_is_left_to_its_caller() -> None:
         "def main(model, x):\n    model = torch.compile(model)\n",
     )
     assert "def main(model, x):" in source
-    assert [t.compile for t in discover(source, "train.py").targets] == [None]  # `Net`, as an export
+    assert [t.compile for t in discover(source, "train.py").subjects] == [None]  # `Net`, as an export
 
 
 def test_a_top_level_compile_called_in_main_gets_that_blocks_prelude() -> None:
@@ -68,6 +68,6 @@ def test_a_top_level_compile_called_in_main_gets_that_blocks_prelude() -> None:
         "out = model(torch.randn(2, 8))\n",
         'if __name__ == "__main__":\n    x = torch.randn(2, 8)\n    model(x)\n',
     )
-    (net,) = discover(source, "train.py").targets
+    (net,) = discover(source, "train.py").subjects
     assert net.inputs["call"] == [line_of(source, "    model(x)") + 1, 4]
     assert net.inputs["prelude"] == [[line_of(source, "x = torch.randn") + 1, 4]]

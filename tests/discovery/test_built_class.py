@@ -101,11 +101,11 @@ def _script(statements: str, under_main: bool) -> str:
 @pytest.mark.parametrize("under_main", [False, True], ids=["top-level", "under-main"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_export_call_exports_the_class(case: str, under_main: bool) -> None:
-    targets = discover(_script(CASES[case], under_main)).targets
+    subjects = discover(_script(CASES[case], under_main)).subjects
     want = EXPECTED.get(case, "Net")
-    (exported,) = [t for t in targets if t.inputs_kind == "export-call"]
+    (exported,) = [t for t in subjects if t.inputs_kind == "export-call"]
     assert (exported.name, exported.class_name) == (want, want)
-    assert not any(t.name == want and t.inputs_kind == "inferred" for t in targets)
+    assert not any(t.name == want and t.inputs_kind == "inferred" for t in subjects)
 
 
 def test_inside_a_function_the_functions_own_names_are_read() -> None:
@@ -113,7 +113,7 @@ def test_inside_a_function_the_functions_own_names_are_read() -> None:
         NET
         + "\n\ndef main():\n    net = Net().to('cpu')\n    torch.export.export(net, (torch.randn(2, 8),))\n"
     )
-    (exported,) = [t for t in discover(source).targets if t.inputs_kind == "export-call"]
+    (exported,) = [t for t in discover(source).subjects if t.inputs_kind == "export-call"]
     assert exported.class_name == "Net"
 
 
@@ -131,8 +131,8 @@ def test_inside_a_function_the_functions_own_names_are_read() -> None:
     ],
 )
 def test_what_the_file_cannot_tell_is_left_to_the_export_job(statements: str, name: str) -> None:
-    targets = discover(_script(statements, under_main=True)).targets
-    (exported,) = [t for t in targets if t.inputs_kind == "export-call"]
+    subjects = discover(_script(statements, under_main=True)).subjects
+    (exported,) = [t for t in subjects if t.inputs_kind == "export-call"]
     assert (exported.name, exported.class_name) == (name, None)
     # every class the script's code names may be what it exports: its result key keeps them
     assert {"Net", "Keeper"} <= exported.uses

@@ -43,18 +43,18 @@ def _outcome(root: str) -> JobOutcome:
 
 
 def test_a_second_export_of_a_class_is_not_said_to_export_another() -> None:
-    targets = {t.name: t for t in discover(SOURCE).targets}
-    assert set(targets) == {"Guessed", "Own", "UNet", "UNet@27"}
-    assert exported_class(targets["UNet"], _outcome("UNet")) is None
-    assert exported_class(targets["UNet@27"], _outcome("UNet")) is None  # not "`UNet` (exported as ...)"
-    assert exported_class(targets["UNet"], _outcome("UNetLite")) == "UNetLite"
+    subjects = {t.name: t for t in discover(SOURCE).subjects}
+    assert set(subjects) == {"Guessed", "Own", "UNet", "UNet@27"}
+    assert exported_class(subjects["UNet"], _outcome("UNet")) is None
+    assert exported_class(subjects["UNet@27"], _outcome("UNet")) is None  # not "`UNet` (exported as ...)"
+    assert exported_class(subjects["UNet"], _outcome("UNetLite")) == "UNetLite"
 
 
 def test_guesses_wait_for_real_inputs_and_go_with_them() -> None:
-    targets = discover(SOURCE).targets
-    jobs = [(t, None) for t in targets if t.inputs_kind != "none"]
+    subjects = discover(SOURCE).subjects
+    jobs = [(t, None) for t in subjects if t.inputs_kind != "none"]
     assert [t.name for t, _ in held_back(jobs)] == ["Guessed"]
-    alone = [t for t in targets if t.name == "Guessed"]
-    assert {t.name for t in with_exporters(alone, targets)} == {"Guessed", "Own", "UNet", "UNet@27"}
+    alone = [t for t in subjects if t.name == "Guessed"]
+    assert {t.name for t in with_exporters(alone, subjects)} == {"Guessed", "Own", "UNet", "UNet@27"}
     # a file without real inputs: nothing waits
     assert held_back([(t, None) for t in alone]) == []

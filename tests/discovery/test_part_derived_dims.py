@@ -46,7 +46,7 @@ ENCODER = """
 
 async def record_of(engine: Engine, path: str) -> dict:
     doc = Document.from_file(path)
-    (encoder,) = [t for t in doc.discovery.targets if t.name == "Encoder"]
+    (encoder,) = [t for t in doc.discovery.subjects if t.name == "Encoder"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     outcome = await engine.run(make_job(doc, encoder, False, options, parts_from=[path]))
     assert outcome.status == "exported", outcome.failure

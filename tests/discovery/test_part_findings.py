@@ -6,10 +6,10 @@ from __future__ import annotations
 import ast
 
 from exportlens.check.parts import RecordedPart, part_findings
-from exportlens.discovery import Target
+from exportlens.discovery import Subject
 from exportlens.findings import Finding, Range
 
-PART = RecordedPart(Target("Attention", "Attention", ast.Pass(), {"kind": "recorded"}), "Block", "m.py")
+PART = RecordedPart(Subject("Attention", "Attention", ast.Pass(), {"kind": "recorded"}), "Block", "m.py")
 
 
 def finding(line: int, code: str, severity: str = "error", mode: str = "non-strict") -> Finding:

@@ -64,13 +64,13 @@ async def test_a_scripts_parent_result_is_heard_before_its_parts_are_checked(eng
     model = BROKEN + MODEL.split("from blocks import Block\n")[1].split('    if __name__ == "__main__":')[0]
     gpt, script = write("gpt.py", model), write("export.py", SCRIPT)
     doc = Document.from_file(gpt)
-    by_name = {t.name: t for t in doc.discovery.targets}
+    by_name = {t.name: t for t in doc.discovery.subjects}
     heard: list[tuple[str, str, list[tuple[int, str]]]] = []
     submitted: list[str] = []  # the jobs the engine was given, in order
     run = engine.run
 
     def recording_run(job, on_partial=None):  # type: ignore[no-untyped-def]
-        submitted.append(str(job.target["name"]))
+        submitted.append(str(job.subject["name"]))
         return run(job, on_partial)
 
     engine.run = recording_run  # type: ignore[method-assign]

@@ -35,7 +35,7 @@ async def test_the_parent_records_what_each_part_receives_with_its_dims(engine: 
         ),
     )
     doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
+    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]))
     assert outcome.status == "exported"
@@ -105,7 +105,7 @@ async def test_dims_the_narrowed_pass_cannot_confirm_are_static(engine: Engine, 
     ).replace("torch.randn(3, 5, 16)", "torch.randn(4, 5, 16)")
     path = write("block_paired.py", paired)
     doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
+    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]))
     (record,) = outcome.raw["parts"]
@@ -161,7 +161,7 @@ async def test_a_parent_job_records_nothing_unless_told_which_files(engine: Engi
     )
     path = write("block_counted.py", counted)
     doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
+    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     runs = []
     for parts_from in ([path], []):
@@ -188,7 +188,7 @@ async def test_the_parents_export_is_reported_before_its_parts_are_recorded(engi
     reaches the caller first, as a failure's first finding does before the search for more."""
     path = write("block_early.py", DYNAMIC)
     doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.targets if t.name == "Block"]
+    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     early = []
     outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]), early.append)

@@ -120,7 +120,7 @@ async def test_clients_are_served_in_turns(
     def job(name: str, source: str) -> Any:
         (tmp_path / name).write_text(source)
         doc = Document.from_file(str(tmp_path / name))
-        return make_job(doc, doc.discovery.targets[0], False, options)
+        return make_job(doc, doc.discovery.subjects[0], False, options)
 
     engines = [Engine(EngineOptions(python=WORKER_PYTHON, daemon=True, warm_first=True)) for _ in range(2)]
     busy, other = engines

@@ -4,7 +4,7 @@ ONNX facts on hover (docs/targets.md); the setting is part of the results' key (
 from __future__ import annotations
 
 from tests.custom_ops import scale_op
-from tests.targets import needs_onnx
+from tests.lowerings import needs_onnx
 
 from .conftest import Session, line_of
 

@@ -31,7 +31,7 @@ def _by_module(result: FileResult, module: str) -> list[Finding]:
 def test_classes_built_on_imported_library_bases_are_modules() -> None:
     """`class X(PreTrainedModel)` / `(GradientCheckpointingLayer)`: the bases are imported, not defined."""
     found = discover(Path(MODELING).read_text(encoding="utf-8"), MODELING)
-    names = {t.name for t in found.targets}
+    names = {t.name for t in found.subjects}
     assert names == {
         "TinyMLP",
         "TinyLayer",
@@ -61,7 +61,7 @@ class Fn(torch.autograd.Function):
     def forward(ctx, x):
         return x
 """
-    assert [t.name for t in discover(source).targets] == ["Net"]
+    assert [t.name for t in discover(source).subjects] == ["Net"]
 
 
 async def test_modeling_file_with_relative_imports_checks_and_reports_only_root_classes(
@@ -177,7 +177,7 @@ if __name__ == "__main__":
     torch.export.export(model, (x,))
     torch.export.export(model, (x,), dynamic_shapes=({0: torch.export.Dim("b")},))
 """
-    names = [t.name for t in discover(source).targets]
+    names = [t.name for t in discover(source).subjects]
     assert names == ["Wrapper", "Wrapper@9"]
 
 
@@ -190,7 +190,7 @@ if __name__ == "__main__":
     model = AutoModel.from_pretrained("prajjwal1/bert-tiny").eval()
     torch.export.export(model, (torch.randint(0, 100, (1, 8)),))
 """
-    assert [t.name for t in discover(source).targets] == ["AutoModel"]
+    assert [t.name for t in discover(source).subjects] == ["AutoModel"]
 
 
 async def test_model_hubs_are_offline_in_the_job(engine: Engine, write) -> None:

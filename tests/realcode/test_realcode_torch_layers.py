@@ -17,7 +17,7 @@ PATH = str(DATA / "realcode" / "torch_layers.py")
 def test_inference_uses_the_first_layer_in_source_order() -> None:
     """`x = relu(bn(conv1(x))) ... return head(x)`: the input feeds conv1, not the head
     (a breadth-first walk met `self.head(x)` first and built a (2, 32) input for a conv net)."""
-    found = {t.name: t.inputs for t in discover(Path(PATH).read_text(encoding="utf-8"), PATH).targets}
+    found = {t.name: t.inputs for t in discover(Path(PATH).read_text(encoding="utf-8"), PATH).subjects}
     assert found["ConvNet"] == {
         "kind": "inferred",
         "class": "ConvNet",

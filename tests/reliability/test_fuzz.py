@@ -201,14 +201,14 @@ def test_discovery_never_fails_and_stays_inside(source: str) -> None:
         return
     module_keys(source, found, ("settings",))
     lines = lsp_lines(source)
-    for target in found.targets:
-        r = anchor_range(text, target)
-        assert_inside(r, source, target.name)
-        if target.class_name == target.name:  # the class's own name, on the class's line
+    for subject in found.subjects:
+        r = anchor_range(text, subject)
+        assert_inside(r, source, subject.name)
+        if subject.class_name == subject.name:  # the class's own name, on the class's line
             units = lines[r.start.line].encode("utf-16-le")[2 * r.start.character : 2 * r.end.character]
-            assert units.decode("utf-16-le") == target.name, (r, lines[r.start.line])
-        assert_findings_inside([no_inputs_finding(PATH, text, target)], source)
-        json.dumps(target.inputs)  # the wire spec is JSON
+            assert units.decode("utf-16-le") == subject.name, (r, lines[r.start.line])
+        assert_findings_inside([no_inputs_finding(PATH, text, subject)], source)
+        json.dumps(subject.inputs)  # the wire spec is JSON
 
 
 # -- failure records ---------------------------------------------------------------
@@ -294,7 +294,7 @@ def test_diagnose_never_fails_and_stays_inside(
     COUNTS["diagnose"] += 1
     found = discover(source, PATH)
     text = SourceText(source)
-    anchors = [anchor_range(text, t) for t in found.targets] or [Range.of(0, 0, 0, 0)]
+    anchors = [anchor_range(text, t) for t in found.subjects] or [Range.of(0, 0, 0, 0)]
     anchor = data.draw(st.sampled_from(anchors))
     if data.draw(st.booleans()):
         record["more"] = [json.loads(json.dumps(record))]

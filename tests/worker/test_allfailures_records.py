@@ -48,9 +48,9 @@ THREE_FAILURES = """
 async def run(engine: Engine, path: str, strict: bool) -> JobOutcome:
     source = Path(path).read_text(encoding="utf-8")
     found = discover(source, path)
-    (target,) = found.targets
+    (subject,) = found.subjects
     options = CheckOptions(roots=[str(Path(path).parent)])
-    return await engine.run(make_job(Document(path, source), target, strict, options))
+    return await engine.run(make_job(Document(path, source), subject, strict, options))
 
 
 def culprit_lines(record: dict[str, Any], path: str) -> list[int]:
@@ -88,8 +88,8 @@ async def test_the_first_failure_arrives_before_the_search_for_the_others(engine
     path = write("early.py", THREE_FAILURES)
     source = Path(path).read_text(encoding="utf-8")
     found = discover(source, path)
-    (target,) = found.targets
-    job = make_job(Document(path, source), target, False, CheckOptions(roots=[str(Path(path).parent)]))
+    (subject,) = found.subjects
+    job = make_job(Document(path, source), subject, False, CheckOptions(roots=[str(Path(path).parent)]))
     early: list[JobOutcome] = []
     outcome = await engine.run(job, early.append)
     (first,) = early  # one early report, before the final outcome
@@ -107,7 +107,7 @@ async def test_the_first_failure_arrives_before_the_search_for_the_others(engine
                 .replace("h.abs().max() > 100", "False")
                 .replace("k.shape[0] > 2", "False"),
             ),
-            target,
+            subject,
             False,
             CheckOptions(roots=[str(Path(path).parent)]),
         ),

@@ -79,12 +79,12 @@ def test_a_job_imports_none_of_the_worker(tmp_path: Path) -> None:
     path = tmp_path / "net.py"
     path.write_text(textwrap.dedent(SOURCE).lstrip())
     doc = Document(str(path), path.read_text())
-    targets = {t.name: t for t in doc.discovery.targets}
+    subjects = {t.name: t for t in doc.discovery.subjects}
     options = CheckOptions(roots=[str(tmp_path)])
     jobs = [
-        make_job(doc, targets["Net"], False, options, [str(path)]),  # records what Block gets
-        make_job(doc, targets["Branchy"], False, options),  # fails: the search for more runs
-        make_job(doc, targets["Net"], True, options),
+        make_job(doc, subjects["Net"], False, options, [str(path)]),  # records what Block gets
+        make_job(doc, subjects["Branchy"], False, options),  # fails: the search for more runs
+        make_job(doc, subjects["Net"], True, options),
     ]
     wire = b"".join(protocol.encode(job.to_wire(n)) for n, job in enumerate(jobs, 1))
     done = subprocess.run(

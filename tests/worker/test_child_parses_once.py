@@ -70,9 +70,9 @@ if __name__ == "__main__":
 
 def make_job(path: Path, source: str, verify: dict[str, Any] | None = None) -> protocol.JobMessage:
     found = discover(source, str(path))
-    (target,) = found.targets
-    assert target.inputs_kind == "export-call"
-    inputs = {"name": target.name, "class": target.class_name, "inputs": target.inputs}
+    (subject,) = found.subjects
+    assert subject.inputs_kind == "export-call"
+    inputs = {"name": subject.name, "class": subject.class_name, "inputs": subject.inputs}
     job = Job(str(path), source, "net", [str(path.parent)], inputs, None, load_until=found.load_until)
     job.meta_above_mb, job.all_failures, job.verify = 1024.0, False, verify
     return job.to_wire(1)
@@ -106,7 +106,7 @@ def test_a_proof_parses_the_patched_and_the_original_text_once_each(tmp_path: Pa
         "compare": "original",
         "original": {
             "source": original,
-            "target": {"inputs": before.targets[0].inputs},
+            "target": {"inputs": before.subjects[0].inputs},
             "load_until": before.load_until,
         },
     }

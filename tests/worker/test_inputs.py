@@ -251,10 +251,10 @@ def test_discovery_prelude_skips_other_exports_and_later_statements() -> None:
         "    print(ep)\n"
     )
     found = discover(source)
-    (target,) = found.targets  # the first call claims class A
-    assert target.inputs["kind"] == "export-call"
-    assert target.inputs["call"] == [7, 4]
-    assert target.inputs["prelude"] == [[6, 4]]
+    (subject,) = found.subjects  # the first call claims class A
+    assert subject.inputs["kind"] == "export-call"
+    assert subject.inputs["call"] == [7, 4]
+    assert subject.inputs["prelude"] == [[6, 4]]
     assert found.load_until == [5, 0]
 
 

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExportLensApi } from '../../src/extension';
 import { EXTENSION_ID } from '../extensionId';
-import { GRAPH_SCHEME } from '../../src/graphView';
+import { GRAPH_SCHEME } from '../../src/graphDocuments';
 import type { CompileAotiResult, ExportModuleResult, SavePt2Result, ServerStatus } from '../../src/protocol';
 import { expectErrorNotification, runAll, shownWarnings, test, waitFor } from './harness';
 

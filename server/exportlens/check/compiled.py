@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..discovery import Target
+from ..discovery import Subject
 
 AS_COMPILED = {"fullgraph": False, "dynamic": None}  # `torch.compile(model)`, nothing more said
 
 
-def with_compile_checks(targets: list[Target], choice: str) -> list[Target]:
+def with_compile_checks(subjects: list[Subject], choice: str) -> list[Subject]:
     if choice == "off":
-        return [t for t in targets if t.compile is None]
+        return [t for t in subjects if t.compile is None]
     if choice != "all":
-        return targets
-    compiled = {t.class_name for t in targets if t.compile is not None}
+        return subjects
+    compiled = {t.class_name for t in subjects if t.compile is not None}
     added = [
         dataclasses.replace(t, name=f"{t.name}@compile", compile=dict(AS_COMPILED))
-        for t in targets
+        for t in subjects
         if t.compile is None
         and t.part_of is None
         and t.inputs_kind != "none"
         and t.class_name not in compiled
     ]
-    return targets + added
+    return subjects + added

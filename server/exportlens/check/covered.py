@@ -21,58 +21,60 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from ..discovery import REAL_INPUTS, Target
+from ..discovery import REAL_INPUTS, Subject
 from ..document import Document
 from ..engine import JobOutcome
 from ..findings import ModuleResult
 from ..worker.records import ModuleTree
 
-_Job = TypeVar("_Job", bound=tuple[Target, bool | None])
+_Job = TypeVar("_Job", bound=tuple[Subject, bool | None])
 
 
 def tree_of(outcome: JobOutcome | None) -> ModuleTree | None:
-    return outcome.raw.get("tree") if outcome is not None else None
+    return outcome.tree if outcome is not None else None
 
 
-def exported_class(target: Target, outcome: JobOutcome | None) -> str | None:
-    """The class `target`'s job exported, when the target's name does not say it (`model`)."""
+def exported_class(subject: Subject, outcome: JobOutcome | None) -> str | None:
+    """The class `subject`'s job exported, when the subject's name does not say it (`model`)."""
     tree = tree_of(outcome)
     name = tree["root"]["class"] if tree else None
     # `UNet@12`: a second export call of `UNet`, named by its line
-    return None if name in (None, target.name.partition("@")[0], target.class_name) else name
+    return None if name in (None, subject.name.partition("@")[0], subject.class_name) else name
 
 
-def exported_as(doc: Document, target: Target) -> str | None:
+def exported_as(doc: Document, subject: Subject) -> str | None:
     """What the export call passes (`model`, `wrapper.module`), when it fits in a message."""
-    first = target.call.args[0] if target.call is not None and target.call.args else None
+    first = subject.call.args[0] if subject.call is not None and subject.call.args else None
     text = ast.get_source_segment(doc.text, first) if first is not None else None
     return text if text and len(text) <= 40 and "\n" not in text else None
 
 
 def holder(
-    target: Target, path: str, results: Mapping[str, Sequence[ModuleResult]]
+    subject: Subject, path: str, results: Mapping[str, Sequence[ModuleResult]]
 ) -> tuple[str, bool] | None:
-    """The module (of `results`) whose export covers `target`'s class, and whether it exported that
+    """The module (of `results`) whose export covers `subject`'s class, and whether it exported that
     class itself (True) or holds it as a part (False); the exported class first."""
     here, held = str(Path(path).resolve()), None
     for name, found in results.items():
-        for result in found if name != target.name else ():
+        for result in found if name != subject.name else ():
             if result.tree is None:
                 continue
-            if (result.tree["root"]["file"], result.tree["root"]["class"]) == (here, target.class_name):
+            if (result.tree["root"]["file"], result.tree["root"]["class"]) == (here, subject.class_name):
                 return name, True
             parts = {(part["file"], part["class"]) for part in result.tree["parts"]}
-            if held is None and (here, target.class_name) in parts:
+            if held is None and (here, subject.class_name) in parts:
                 held = name, False
     return held
 
 
-def unresolved(target: Target) -> bool:
+def unresolved(subject: Subject) -> bool:
     """A class of the file that no export is known to cover before the exports run."""
-    return target.class_name is not None and target.part_of is None and target.inputs_kind not in REAL_INPUTS
+    return (
+        subject.class_name is not None and subject.part_of is None and subject.inputs_kind not in REAL_INPUTS
+    )
 
 
-def with_exporters(chosen: Sequence[Target], every: Sequence[Target]) -> list[Target]:
+def with_exporters(chosen: Sequence[Subject], every: Sequence[Subject]) -> list[Subject]:
     """`chosen` and, when it holds a class to check on guessed inputs, the file's modules with real
     inputs: their exports tell whether they cover it (the guess is made only if none does)."""
     names = {t.name for t in chosen}
@@ -83,7 +85,7 @@ def with_exporters(chosen: Sequence[Target], every: Sequence[Target]) -> list[Ta
 
 def held_back(jobs: Sequence[_Job]) -> list[_Job]:
     """The guessed-input jobs that wait for the jobs with real inputs, when there are any."""
-    if not any(target.inputs_kind in REAL_INPUTS for target, _ in jobs):
+    if not any(subject.inputs_kind in REAL_INPUTS for subject, _ in jobs):
         return []
     return [job for job in jobs if job[0].inputs_kind == "inferred"]
 
@@ -93,13 +95,13 @@ class Coverage:
     """What the first round's exports cover of the classes of `path`."""
 
     path: str
-    runs: Sequence[tuple[Target, JobOutcome]]
+    runs: Sequence[tuple[Subject, JobOutcome]]
 
     def __post_init__(self) -> None:
         self.roots: set[str] = set()  # classes of this file exported as such
         self.parts: dict[str, str] = {}  # class of this file -> the module whose export holds it
         here = str(Path(self.path).resolve())
-        for target, outcome in self.runs:
+        for subject, outcome in self.runs:
             tree = tree_of(outcome)
             if tree is None:
                 continue
@@ -107,17 +109,17 @@ class Coverage:
                 self.roots.add(tree["root"]["class"])
             for part in tree["parts"]:
                 if part["file"] == here:
-                    self.parts.setdefault(part["class"], target.name)
+                    self.parts.setdefault(part["class"], subject.name)
 
-    def covers(self, target: Target) -> bool:
-        return unresolved(target) and (target.class_name in self.roots or target.class_name in self.parts)
+    def covers(self, subject: Subject) -> bool:
+        return unresolved(subject) and (subject.class_name in self.roots or subject.class_name in self.parts)
 
-    def marked(self, targets: Sequence[Target]) -> list[Target]:
-        """`targets`, each class an export holds as a part (and not as its exported class) marked
+    def marked(self, subjects: Sequence[Subject]) -> list[Subject]:
+        """`subjects`, each class an export holds as a part (and not as its exported class) marked
         `part_of` that export's module: checked with the inputs it receives there (parts.py)."""
         return [
             dataclasses.replace(t, part_of=self.parts[str(t.class_name)])
             if self.covers(t) and t.class_name not in self.roots and t.class_name in self.parts
             else t
-            for t in targets
+            for t in subjects
         ]

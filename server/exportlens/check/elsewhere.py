@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..discovery import REAL_INPUTS, Target
+from ..discovery import REAL_INPUTS, Subject
 from ..document import Document
 from ..engine import Engine
 from ..findings import Finding, ModuleResult, Range, Related
@@ -36,8 +36,8 @@ async def check_elsewhere(
     doc: Document,
     options: CheckOptions,
     file: str,
-    exported: Sequence[Target],
-    parts: Sequence[Target],
+    exported: Sequence[Subject],
+    parts: Sequence[Subject],
     early: EarlyReport | None = None,
 ) -> Checked:
     """Run `file`'s check of the modules of `exported` (their export site), or of its modules with
@@ -46,22 +46,22 @@ async def check_elsewhere(
     if exported:
         only = {t.name for t in exported}
     else:
-        only = {t.name for t in Document.from_file(file).discovery.targets if t.inputs_kind in REAL_INPUTS}
+        only = {t.name for t in Document.from_file(file).discovery.subjects if t.inputs_kind in REAL_INPUTS}
     by_foreign = {foreign_name(doc.path, t.name): t for t in parts}
     names = {t.name: t for t in exported}
 
     def relay(result: ModuleResult, findings: list[Finding]) -> None:
-        if early is None or (target := names.get(result.name)) is None:
+        if early is None or (subject := names.get(result.name)) is None:
             return
         via = Related(
             file, Range.of(result.line, 0, result.line, 0), "the export call whose inputs were used"
         )
         here = [
-            dataclasses.replace(f, module=target.name, related=[*f.related, via])
+            dataclasses.replace(f, module=subject.name, related=[*f.related, via])
             for f in findings
             if Path(f.path).resolve() == Path(doc.path)
         ]
-        early(dataclasses.replace(result, line=class_span(target.node)[0]), here)
+        early(dataclasses.replace(result, line=class_span(subject.node)[0]), here)
 
     others = [doc] if parts else []
     options = dataclasses.replace(options, purpose=f"check of {doc.path}")
@@ -70,8 +70,8 @@ async def check_elsewhere(
     via = Related(file, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")
     modules: list[ModuleResult] = []
     for m in result.modules:
-        if (target := by_foreign.get(m.name) or names.get(m.name)) is not None:
-            modules.append(dataclasses.replace(m, name=target.name, line=class_span(target.node)[0]))
+        if (subject := by_foreign.get(m.name) or names.get(m.name)) is not None:
+            modules.append(dataclasses.replace(m, name=subject.name, line=class_span(subject.node)[0]))
     answered = {m.name for m in modules}
     uncalled = [t for t in parts if t.name not in answered]
     modules += [_covered(t, options.mode) for t in exported_there(doc, uncalled, result.modules)]
@@ -83,23 +83,23 @@ async def check_elsewhere(
         if owner is None:
             continue
         findings.append(dataclasses.replace(f, module=owner.name, related=[*f.related, via]))
-    for target in exported:
+    for subject in exported:
         failed = [
-            m for m in result.modules if m.name == target.name and m.status not in ("exported", "compiled")
+            m for m in result.modules if m.name == subject.name and m.status not in ("exported", "compiled")
         ]
-        if failed and not any(f.module == target.name for f in findings):
-            findings.append(_site_failed(doc, target, file, call_line, via, result.diagnostics, failed))
+        if failed and not any(f.module == subject.name for f in findings):
+            findings.append(_site_failed(doc, subject, file, call_line, via, result.diagnostics, failed))
     return modules, findings
 
 
-def _holder(parts: Sequence[Target], finding: Finding) -> Target | None:
+def _holder(parts: Sequence[Subject], finding: Finding) -> Subject | None:
     """A parent's finding on this file: the class whose lines hold it, else the first part."""
     line = finding.range.start.line
     inside = [t for t in parts if class_span(t.node)[0] <= line <= class_span(t.node)[1]]
     return inside[0] if inside else (parts[0] if parts else None)
 
 
-def exported_there(doc: Document, parts: Sequence[Target], modules: Sequence[ModuleResult]) -> list[Target]:
+def exported_there(doc: Document, parts: Sequence[Subject], modules: Sequence[ModuleResult]) -> list[Subject]:
     """The classes of `parts` that a module of the other file exported (`load_model(cfg)` builds
     `Net`) or built into what it exported, though no inputs of theirs were recorded (the export
     failed, or timed out, before): covered by that export, as check/covered.py's."""
@@ -107,14 +107,14 @@ def exported_there(doc: Document, parts: Sequence[Target], modules: Sequence[Mod
     return [t for t in parts if (doc.path, t.class_name) in held]
 
 
-def _covered(target: Target, mode: str | None) -> ModuleResult:
-    line = class_span(target.node)[0]
-    return ModuleResult(target.name, line, "recorded", mode or "non-strict", "skipped")
+def _covered(subject: Subject, mode: str | None) -> ModuleResult:
+    line = class_span(subject.node)[0]
+    return ModuleResult(subject.name, line, "recorded", mode or "non-strict", "skipped")
 
 
 def _site_failed(
     doc: Document,
-    target: Target,
+    subject: Subject,
     site: str,
     call_line: int,
     via: Related,
@@ -125,11 +125,11 @@ def _site_failed(
     detail = "; ".join(f.message for f in diagnostics)[:500] or failed[0].status
     return Finding(
         path=doc.path,
-        range=anchor_range(doc.source_text, target),
+        range=anchor_range(doc.source_text, subject),
         severity="error",
         code="export-site-failed",
-        module=target.name,
+        module=subject.name,
         related=[via],
-        message=f"Exporting `{target.name}` with the inputs of {Path(site).name}:{call_line + 1} failed: "
+        message=f"Exporting `{subject.name}` with the inputs of {Path(site).name}:{call_line + 1} failed: "
         + detail,
     )

@@ -9,26 +9,26 @@ finding that says what torch said and how to give real inputs.
 from __future__ import annotations
 
 from ..codes import registered
-from ..discovery import Target
+from ..discovery import Subject
 from ..findings import Finding
 
 CODE = "guessed-inputs-failed"
 
 
-def soften_guessed(findings: list[Finding], target: Target) -> list[Finding]:
+def soften_guessed(findings: list[Finding], subject: Subject) -> list[Finding]:
     """`findings` of a module checked on guessed inputs: its errors become one information finding."""
-    if target.inputs_kind != "inferred":
+    if subject.inputs_kind != "inferred":
         return findings
     errors = [f for f in findings if f.severity == "error"]
     if not errors:
         return findings
     first = errors[0]
     more = f" ({len(errors) - 1} more failure(s) on the same guess.)" if len(errors) > 1 else ""
-    guess = target.inputs.get("expr", "")
+    guess = subject.inputs.get("expr", "")
     message = (
-        f"ExportLens guessed inputs for `{target.name}` (`{guess}`, from its first layer) and the export "
+        f"ExportLens guessed inputs for `{subject.name}` (`{guess}`, from its first layer) and the export "
         f"failed on them — maybe because of the guess, not your code. What torch said: {first.message}{more}"
-        f" To check `{target.name}` for real, {registered(CODE).fix}."
+        f" To check `{subject.name}` for real, {registered(CODE).fix}."
     )
     softened = Finding(
         path=first.path,
@@ -36,7 +36,7 @@ def soften_guessed(findings: list[Finding], target: Target) -> list[Finding]:
         severity=registered(CODE).severity,
         code=CODE,
         message=message,
-        module=first.module or target.name,
+        module=first.module or subject.name,
         mode=first.mode,
         related=first.related,
         fix={"guessed_from": first.code},

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..discovery import Target
+from ..discovery import Subject
 from ..document import Document
 from ..engine import Job
 from ..imports import import_roots
-from ..targets import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
+from ..lowerings import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
 from ..worker.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
@@ -25,8 +25,8 @@ class CheckOptions:
     device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/devices.py)
     # (path, module) whose jobs build the graph panel's view: the module a panel shows, no other
     graph_views: frozenset[tuple[str, str]] = frozenset()
-    targets: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
-    on_demand: bool = False  # also the targets.ON_DEMAND ones (aoti): its command, the CLI's --target
+    lowerings: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export
+    on_demand: bool = False  # also the lowerings.ON_DEMAND ones (aoti): its command, the CLI's --target
     # Jobs of different purposes never supersede each other (engine/jobs.py): another file's check
     # run for a document (check/elsewhere.py) must not cancel that file's own, nor be cancelled by it.
     purpose: str = "check"
@@ -48,16 +48,20 @@ def tracers(mode: str | None) -> list[bool | None]:
 
 
 def make_job(
-    doc: Document, target: Target, strict: bool | None, options: CheckOptions, parts_from: Sequence[str] = ()
+    doc: Document,
+    subject: Subject,
+    strict: bool | None,
+    options: CheckOptions,
+    parts_from: Sequence[str] = (),
 ) -> Job:
     module_name, sys_path = import_context(doc.path, options.roots)
-    lowered = checked_targets(options.targets, options.on_demand)
+    lowered = checked_lowerings(options.lowerings, options.on_demand)
     return Job(
         path=doc.path,
         source=doc.text,
         module_name=module_name,
         sys_path=sys_path,
-        target={"name": target.name, "class": target.class_name, "inputs": target.inputs},
+        subject={"name": subject.name, "class": subject.class_name, "inputs": subject.inputs},
         strict=strict,
         # a C++ compile gets its own; 0: the engine's default
         timeout=AOTI_TIMEOUT_SECONDS if "aoti" in lowered else options.timeout,
@@ -66,18 +70,18 @@ def make_job(
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
         device=options.device,
-        graph=(doc.path, target.name) in options.graph_views,
-        targets=lowered,
+        graph=(doc.path, subject.name) in options.graph_views,
+        lowerings=lowered,
         parts_from=tuple(parts_from),
         purpose=options.purpose,
-        compile=target.compile,
+        compile=subject.compile,
     )
 
 
-def checked_targets(targets: tuple[str, ...] | list[str], on_demand: bool = False) -> list[str]:
+def checked_lowerings(lowerings: tuple[str, ...] | list[str], on_demand: bool = False) -> list[str]:
     """The lowerings a check runs after the export: `aoti` only on demand (its command, the CLI)."""
     allowed = (*ON_CHECK, *ON_DEMAND) if on_demand else ON_CHECK
-    return [t for t in dict.fromkeys(targets) if t in allowed and t != "export"]
+    return [t for t in dict.fromkeys(lowerings) if t in allowed and t != "export"]
 
 
 def import_context(path: str, roots: list[str]) -> tuple[str, list[str]]:

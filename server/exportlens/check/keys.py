@@ -16,7 +16,7 @@ import ast
 import hashlib
 from typing import Any
 
-from ..discovery import Discovery, Target
+from ..discovery import Discovery, Subject
 from ..document import Document
 from ..textpos import SourceText
 
@@ -34,12 +34,12 @@ def document_keys(doc: Document, salt: tuple[Any, ...]) -> dict[str, str]:
 
 def module_keys(source: str, found: Discovery, salt: tuple[Any, ...]) -> dict[str, str]:
     lines = SourceText(source).lines  # Python's lines, as the ast counts them
-    spans = {t.class_name: class_span(t.node) for t in found.targets if t.class_name}
+    spans = {t.class_name: class_span(t.node) for t in found.subjects if t.class_name}
     keys: dict[str, str] = {}
-    parents = {t.name: t for t in found.targets}
-    for target in found.targets:
-        keep = {target.class_name, *target.uses}
-        parent = parents.get(target.part_of or "")
+    parents = {t.name: t for t in found.subjects}
+    for subject in found.subjects:
+        keep = {subject.class_name, *subject.uses}
+        parent = parents.get(subject.part_of or "")
         if parent is not None:  # a part is checked with the inputs its parent gives it
             keep |= {parent.class_name, *parent.uses}
         masked = list(lines)
@@ -47,21 +47,21 @@ def module_keys(source: str, found: Discovery, salt: tuple[Any, ...]) -> dict[st
             if name not in keep:
                 masked[first : last + 1] = [""] * (last + 1 - first)
         digest = hashlib.sha256(repr(salt).encode())
-        digest.update(target.name.encode() + b"\0" + "\n".join(masked).encode())
-        keys[target.name] = digest.hexdigest()
+        digest.update(subject.name.encode() + b"\0" + "\n".join(masked).encode())
+        keys[subject.name] = digest.hexdigest()
     return keys
 
 
-def target_at(found: Discovery, line: int) -> Target | None:
+def subject_at(found: Discovery, line: int) -> Subject | None:
     """The module whose class spans `line`."""
-    for target in found.targets:
-        if target.class_name:
-            first, last = class_span(target.node)
+    for subject in found.subjects:
+        if subject.class_name:
+            first, last = class_span(subject.node)
             if first <= line <= last:
-                return target
+                return subject
     return None
 
 
 def touched(found: Discovery, lines: set[int]) -> set[str]:
-    hits = (target_at(found, line) for line in lines)
+    hits = (subject_at(found, line) for line in lines)
     return {t.name for t in hits if t is not None}

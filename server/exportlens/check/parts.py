@@ -21,15 +21,16 @@ classes the same way, named `blocks.Block` (`foreign_name`), their findings kept
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..codes import registered
-from ..discovery import REAL_INPUTS, Target
+from ..discovery import REAL_INPUTS, Subject
 from ..engine import JobOutcome
 from ..findings import Finding
+from ..worker.records import PartInputs
 
 if TYPE_CHECKING:
     from ..document import Document
@@ -39,7 +40,7 @@ CODE = "recorded-inputs-failed"
 
 @dataclass
 class RecordedPart:
-    target: Target  # the part, its inputs those recorded in `parent`
+    subject: Subject  # the part, its inputs those recorded in `parent`
     parent: str
     file: str  # the file that defines the part's class
 
@@ -49,7 +50,7 @@ def foreign_name(path: str, name: str) -> str:
     return f"{Path(path).stem}.{name}"
 
 
-def with_parents(chosen: list[Target], every: list[Target]) -> list[Target]:
+def with_parents(chosen: list[Subject], every: list[Subject]) -> list[Subject]:
     """`chosen` and the parents of its parts: a part's inputs are recorded by its parent's export."""
     names = {t.name for t in chosen}
     wanted = names | {t.part_of for t in chosen if t.part_of is not None}
@@ -57,18 +58,18 @@ def with_parents(chosen: list[Target], every: list[Target]) -> list[Target]:
 
 
 def recorded_parts(
-    targets: Sequence[Target],
-    runs: Sequence[tuple[Target, JobOutcome]],
+    subjects: Sequence[Subject],
+    runs: Sequence[tuple[Subject, JobOutcome]],
     path: str,
     others: Sequence[Document] = (),
 ) -> dict[str, RecordedPart]:
     """Each part that a parent's job recorded inputs for, the first such record: the parts of
-    `targets` (classes of `path`), and the classes without real inputs of each of `others`."""
-    candidates = [(t, path, t.name) for t in targets if t.part_of is not None and t.class_name]
+    `subjects` (classes of `path`), and the classes without real inputs of each of `others`."""
+    candidates = [(t, path, t.name) for t in subjects if t.part_of is not None and t.class_name]
     for other in others:
         candidates += [
             (t, other.path, foreign_name(other.path, t.name))
-            for t in other.discovery.targets
+            for t in other.discovery.subjects
             if t.class_name and t.inputs_kind not in REAL_INPUTS and other.path != path
         ]
     found: dict[str, RecordedPart] = {}
@@ -77,7 +78,7 @@ def recorded_parts(
             record = _record(outcome, str(part.class_name), file)
             if record is None or parent.inputs_kind not in REAL_INPUTS:
                 continue
-            spec = {
+            spec: dict[str, Any] = {
                 "kind": "recorded",
                 "class": part.class_name,
                 "parent": parent.inputs,
@@ -88,14 +89,14 @@ def recorded_parts(
             }
             if record.get("meta"):
                 spec["meta"] = True
-            target = replace(part, name=name, inputs=spec)
-            found[name] = RecordedPart(target, parent.name, file)
+            subject = replace(part, name=name, inputs=spec)
+            found[name] = RecordedPart(subject, parent.name, file)
             break
     return found
 
 
-def _record(outcome: JobOutcome, class_name: str, file: str) -> Mapping[str, Any] | None:
-    for record in outcome.raw.get("parts") or []:
+def _record(outcome: JobOutcome, class_name: str, file: str) -> PartInputs | None:
+    for record in outcome.parts:
         if record["class"] == class_name and record.get("file") == file and "unsupported" not in record:
             return record
     return None
@@ -123,7 +124,7 @@ def part_findings(
         return kept
     first = alone[0]
     more = f" ({len(alone) - 1} more on the same inputs.)" if len(alone) > 1 else ""
-    name = part.target.class_name or part.target.name
+    name = part.subject.class_name or part.subject.name
     message = (
         f"`{name}` checked alone, with the inputs `{part.parent}` gives it, fails here, but "
         f"`{part.parent}` exports: the real export never fails this way. What torch said: {first.message}"

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from ..config.settings import Settings
 from ..diagnosis import DiagnosisContext, diagnose
 from ..diagnosis.baked.confirm import baked_findings
 from ..diagnosis.compiled import compile_findings
-from ..diagnosis.targets import target_findings
-from ..discovery import Target
+from ..diagnosis.lowerings import lowering_findings
+from ..discovery import Subject
 from ..document import Document
 from ..engine import JobOutcome
 from ..findings import Finding
@@ -33,7 +32,7 @@ from .suppression import CONFIGURED_PASSES, unknown_codes
 class ModuleRuns:
     """One module's jobs in a check, and what its findings are weighed against."""
 
-    target: Target  # a recorded part: with the inputs its parent gave it
+    subject: Subject  # a recorded part: with the inputs its parent gave it
     runs: list[tuple[JobOutcome, DiagnosisContext]]  # one per tracer
     file: str  # the checked file
     part: RecordedPart | None = None  # a part checked alone, on what its parent gave it
@@ -43,13 +42,12 @@ class ModuleRuns:
 
 def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
     """What one job's outcome says, before any pass."""
-    if compiled := outcome.raw.get("compile"):  # a compile check (worker/compiled.py)
-        report = cast("dict[str, Any]", compiled)
-        return compile_findings(report, ctx, bool(report.get("fullgraph")))
+    if outcome.compile:  # a compile check (worker/compiled.py)
+        return compile_findings(outcome.compile, ctx, outcome.compile["fullgraph"])
     if outcome.status == "failed" and outcome.failure is not None:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
-        lowered = target_findings(cast("list[dict[str, Any]]", outcome.raw.get("targets") or []), ctx)
+        lowered = lowering_findings(outcome.lowerings, ctx)
         return baked_findings(outcome.summary, ctx) + lowered
     return outcome_findings(outcome, ctx)
 
@@ -77,7 +75,7 @@ def on_the_parts_file(findings: list[Finding], module: ModuleRuns) -> list[Findi
 
 def guesses_softened(findings: list[Finding], module: ModuleRuns) -> list[Finding]:
     """Errors on guessed inputs: one information finding (guessed.py)."""
-    return soften_guessed(findings, module.target)
+    return soften_guessed(findings, module.subject)
 
 
 ModulePass = Callable[[list[Finding], ModuleRuns], list[Finding]]

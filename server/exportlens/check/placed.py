@@ -35,15 +35,15 @@ async def check_placed(
     """The modules of `doc` (those in `only`), each checked where `placement` says: what its own
     check finds first (on any file), then what each other file's check finds on `doc`'s, in the
     order of the files. `early` hears of each module's first failure before its others are found."""
-    targets = [t for t in doc.discovery.targets if only is None or t.name in only]
+    subjects = [t for t in doc.discovery.subjects if only is None or t.name in only]
     elsewhere = placement.elsewhere()
-    local = {t.name for t in targets if t.name not in elsewhere}
+    local = {t.name for t in subjects if t.name not in elsewhere}
     runs: list[Awaitable[Checked]] = []
     if local or doc.discovery.error is not None:
         runs.append(_own(engine, doc, options, local, early))
     for file in placement.files():
-        exported = [t for t in targets if placement.sites.get(t.name) == file]
-        parts = [t for t in targets if placement.parents.get(t.name) == file]
+        exported = [t for t in subjects if placement.sites.get(t.name) == file]
+        parts = [t for t in subjects if placement.parents.get(t.name) == file]
         if exported or parts:
             runs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
     result = FileResult(doc.path)
@@ -51,7 +51,7 @@ async def check_placed(
         result.modules += modules
         result.diagnostics += findings
     answered = {m.name for m in result.modules}
-    uncalled = {t.name for t in targets if t.name in placement.parents and t.name not in answered}
+    uncalled = {t.name for t in subjects if t.name in placement.parents and t.name not in answered}
     if uncalled:
         modules, findings = await _own(engine, doc, options, uncalled, early)
         result.modules += modules

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..discovery import Discovery, Target
+from ..discovery import Discovery, Subject
 from ..document import Document
 from ..findings import FileResult
 from .covered import with_exporters
@@ -58,9 +58,9 @@ def place(doc: Document, index: SiteIndex, roots: list[str]) -> Placement:
     (export calls and imports of its files), never runs anything."""
     if doc.syntax_error is not None:
         return Placement()
-    targets = doc.discovery.targets
-    sites = export_sites(index, roots, targets, doc.path)
-    return Placement(sites, parent_files(index, roots, targets, doc.path, sites))
+    subjects = doc.discovery.subjects
+    sites = export_sites(index, roots, subjects, doc.path)
+    return Placement(sites, parent_files(index, roots, subjects, doc.path, sites))
 
 
 def workspace_root(path: str, cwd: str) -> str:
@@ -101,25 +101,25 @@ def plan_file(
     return PlannedFile(doc, dataclasses.replace(options, roots=roots), placement)
 
 
-def export_sites(index: SiteIndex, roots: list[str], targets: list[Target], path: str) -> dict[str, str]:
+def export_sites(index: SiteIndex, roots: list[str], subjects: list[Subject], path: str) -> dict[str, str]:
     """Module -> the other file whose export call builds it."""
     sites: dict[str, str] = {}
-    for target in targets:
-        if target.class_name and target.inputs_kind in ("none", "inferred"):
-            site = index.find(roots, target.class_name, path)
+    for subject in subjects:
+        if subject.class_name and subject.inputs_kind in ("none", "inferred"):
+            site = index.find(roots, subject.class_name, path)
             if site:
-                sites[target.name] = site
+                sites[subject.name] = site
     return sites
 
 
 def parent_files(
-    index: SiteIndex, roots: list[str], targets: list[Target], path: str, sites: dict[str, str]
+    index: SiteIndex, roots: list[str], subjects: list[Subject], path: str, sites: dict[str, str]
 ) -> dict[str, str]:
     """Module -> the other file whose export records the inputs it is checked with: the classes
     without real inputs that are no part of a module of this file, nor exported elsewhere."""
     candidates = [
         t
-        for t in targets
+        for t in subjects
         if t.class_name
         and t.inputs_kind in ("none", "inferred")
         and t.part_of is None
@@ -138,17 +138,17 @@ def plan(
     sites: Mapping[str, str],
     changed_lines: set[int],
     force: bool,
-) -> tuple[list[Target], list[Target]]:
+) -> tuple[list[Subject], list[Subject]]:
     """(first, rest): `cached` maps a module to the key of its cached result, `sites` a module to
     the other file whose export call checks it."""
-    todo = [t for t in found.targets if force or cached.get(t.name) != keys[t.name]]
+    todo = [t for t in found.subjects if force or cached.get(t.name) != keys[t.name]]
     todo = [t for t in todo if force or t.name not in sites]
     first_names = touched(found, changed_lines)
     # A part runs with its parent, whose export records its inputs: the two share a batch.
-    first_names |= {t.part_of for t in found.targets if t.name in first_names and t.part_of}
-    first_names |= {t.name for t in found.targets if t.part_of in first_names}
+    first_names |= {t.part_of for t in found.subjects if t.name in first_names and t.part_of}
+    first_names |= {t.name for t in found.subjects if t.part_of in first_names}
     # A class no export is known to cover goes with the modules whose exports may (covered.py).
     first_names |= {
-        t.name for t in with_exporters([t for t in found.targets if t.name in first_names], found.targets)
+        t.name for t in with_exporters([t for t in found.subjects if t.name in first_names], found.subjects)
     }
     return [t for t in todo if t.name in first_names], [t for t in todo if t.name not in first_names]

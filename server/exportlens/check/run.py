@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from ..diagnosis import DiagnosisContext
-from ..discovery import REAL_INPUTS, Target
+from ..discovery import REAL_INPUTS, Subject
 from ..document import Document
 from ..engine import Engine, JobOutcome
 from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
@@ -77,99 +77,99 @@ async def check_document(
     if found.error is not None:
         result.diagnostics += read_findings(doc)
         return result
-    targets = [t for t in found.targets if only is None or t.name in only]
-    targets = with_parents(targets, found.targets)  # a part's inputs are recorded by its parent
-    targets = with_exporters(targets, found.targets)  # they tell which classes they cover
-    targets = with_compile_checks(targets, options.compile)  # exportlens.compile (compiled.py)
+    subjects = [t for t in found.subjects if only is None or t.name in only]
+    subjects = with_parents(subjects, found.subjects)  # a part's inputs are recorded by its parent
+    subjects = with_exporters(subjects, found.subjects)  # they tell which classes they cover
+    subjects = with_compile_checks(subjects, options.compile)  # exportlens.compile (compiled.py)
     jobs = [
-        (target, strict)
-        for target in targets
-        if target.inputs_kind != "none" and target.part_of is None
+        (subject, strict)
+        for subject in subjects
+        if subject.inputs_kind != "none" and subject.part_of is None
         for strict in tracers(options.mode)
     ]
     held = held_back(jobs)  # guessed inputs wait for the real ones (covered.py)
     jobs = [job for job in jobs if job not in held]
 
-    def context(target: Target, outcome: JobOutcome) -> DiagnosisContext:
+    def context(subject: Subject, outcome: JobOutcome) -> DiagnosisContext:
         return DiagnosisContext(
             document=doc,
-            module=target.name,
-            exported=exported_class(target, outcome),
-            exported_as=exported_as(doc, target),
+            module=subject.name,
+            exported=exported_class(subject, outcome),
+            exported_as=exported_as(doc, subject),
             mode="strict" if outcome.strict else "non-strict",
-            anchor=anchor_range(doc.source_text, target),
+            anchor=anchor_range(doc.source_text, subject),
             roots=options.roots,
             # a part fed what it received is the module its parent was built as: the parent's kind
-            inputs=str(target.inputs.get("parent", target.inputs)["kind"]),
+            inputs=str(subject.inputs.get("parent", subject.inputs)["kind"]),
         )
 
-    def relay(target: Target) -> Callable[[JobOutcome], None] | None:
+    def relay(subject: Subject) -> Callable[[JobOutcome], None] | None:
         if early is None or len(tracers(options.mode)) > 1:
             return None
         report = early
         return lambda outcome: report(
-            _module_result(target, outcome, outcome.status, options.mode),
-            soften_guessed(diagnosed(outcome, context(target, outcome)), target),
+            _module_result(subject, outcome, outcome.status, options.mode),
+            soften_guessed(diagnosed(outcome, context(subject, outcome)), subject),
         )
 
-    def recorded(parent: Target) -> list[str]:
+    def recorded(parent: Subject) -> list[str]:
         """The files whose part classes `parent`'s export records: none, no recording pass."""
         if parent.inputs_kind not in REAL_INPUTS:
             return []
         # the file's classes that are, or may be, its parts (what it holds tells: covered.py)
-        own = [path] if any(t.part_of == parent.name or unresolved(t) for t in targets) else []
+        own = [path] if any(t.part_of == parent.name or unresolved(t) for t in subjects) else []
         return own + [other.path for other in others if other.path != path]
 
     outcomes = list(
         await asyncio.gather(
             *(
-                engine.run(make_job(doc, target, strict, options, recorded(target)), relay(target))
-                for target, strict in jobs
+                engine.run(make_job(doc, subject, strict, options, recorded(subject)), relay(subject))
+                for subject, strict in jobs
             )
         )
     )
-    first = [(target, outcome) for (target, _), outcome in zip(jobs, outcomes, strict=True)]
+    first = [(subject, outcome) for (subject, _), outcome in zip(jobs, outcomes, strict=True)]
     coverage = Coverage(path, first)
-    covered = {t.name for t in targets if coverage.covers(t)}
-    targets = coverage.marked(targets)  # a class an export holds is its part
-    held = [(target, strict) for target, strict in held if not coverage.covers(target)]
+    covered = {t.name for t in subjects if coverage.covers(t)}
+    subjects = coverage.marked(subjects)  # a class an export holds is its part
+    held = [(subject, strict) for subject, strict in held if not coverage.covers(subject)]
     # Then each part its parent recorded inputs for, alone with them (parts.py).
-    parts = recorded_parts(targets, first, path, others)
-    part_jobs = [(p.target, strict) for p in parts.values() for strict in tracers(options.mode)]
-    for (target, _), done in zip(jobs, outcomes, strict=True):
-        if (part_jobs or held) and (report := relay(target)) is not None:
+    parts = recorded_parts(subjects, first, path, others)
+    part_jobs = [(p.subject, strict) for p in parts.values() for strict in tracers(options.mode)]
+    for (subject, _), done in zip(jobs, outcomes, strict=True):
+        if (part_jobs or held) and (report := relay(subject)) is not None:
             report(done)  # the parents' results are final: shown while their parts are checked
     # A part's lowering is its parent's: the parent's program already holds the part's nodes.
-    alone = dataclasses.replace(options, targets=("export",))
+    alone = dataclasses.replace(options, lowerings=("export",))
     outcomes += await asyncio.gather(
-        *(engine.run(make_job(doc, target, strict, options), relay(target)) for target, strict in held),
-        *(engine.run(make_job(doc, target, strict, alone)) for target, strict in part_jobs),
+        *(engine.run(make_job(doc, subject, strict, options), relay(subject)) for subject, strict in held),
+        *(engine.run(make_job(doc, subject, strict, alone)) for subject, strict in part_jobs),
     )
     jobs += held + part_jobs
-    names = {t.name for t in targets} - covered
+    names = {t.name for t in subjects} - covered
     result.diagnostics += [f for f in read_findings(doc) if f.module in names]
-    checked = {target.name for target, _ in jobs}
-    for target in targets:
-        unrecorded = target.part_of is not None and target.name not in parts
-        if unrecorded or (target.name not in checked and unresolved(target)):
+    checked = {subject.name for subject, _ in jobs}
+    for subject in subjects:
+        unrecorded = subject.part_of is not None and subject.name not in parts
+        if unrecorded or (subject.name not in checked and unresolved(subject)):
             # a part its parent did not record inputs for is checked by its parent's export only;
             # a class an export covers, by that export
-            result.modules.append(_module_result(target, None, "skipped", options.mode))
-    by_target: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
-    for (target, _), outcome in zip(jobs, outcomes, strict=True):
-        status = outcome.status if target.name not in parts or reached_export(outcome) else "skipped"
-        result.modules.append(_module_result(target, outcome, status, options.mode))
-        by_target.setdefault(target.name, []).append((outcome, context(target, outcome)))
-    by_name = {target.name: target for target in targets} | {n: p.target for n, p in parts.items()}
+            result.modules.append(_module_result(subject, None, "skipped", options.mode))
+    by_subject: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
+    for (subject, _), outcome in zip(jobs, outcomes, strict=True):
+        status = outcome.status if subject.name not in parts or reached_export(outcome) else "skipped"
+        result.modules.append(_module_result(subject, outcome, status, options.mode))
+        by_subject.setdefault(subject.name, []).append((outcome, context(subject, outcome)))
+    by_name = {subject.name: subject for subject in subjects} | {n: p.subject for n, p in parts.items()}
     said: dict[str, list[Finding]] = {}
-    for name, runs in by_target.items():  # parents first: a part's findings are weighed against theirs
+    for name, runs in by_subject.items():  # parents first: a part's findings are weighed against theirs
         module = ModuleRuns(by_name[name], runs, path)
         if name in parts:
             parent = parts[name].parent
             module.runs = [(outcome, ctx) for outcome, ctx in runs if reached_export(outcome)]
             module.part, module.parent_said = parts[name], said.get(parent, [])
             module.parent_exported = {
-                ctx.mode for o, ctx in by_target.get(parent, []) if o.status == "exported"
+                ctx.mode for o, ctx in by_subject.get(parent, []) if o.status == "exported"
             }
         said[name] = module_findings(module)
         result.diagnostics.extend(said[name])
@@ -178,26 +178,28 @@ async def check_document(
     return result
 
 
-def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode: str | None) -> ModuleResult:
-    line = getattr(target.node, "lineno", 1) - 1
+def _module_result(
+    subject: Subject, outcome: JobOutcome | None, status: str, mode: str | None
+) -> ModuleResult:
+    line = getattr(subject.node, "lineno", 1) - 1
     tracer = mode or "non-strict"
     if outcome is not None and mode in (None, "both"):
         tracer = "strict" if outcome.strict else "non-strict"
-    if target.compile is not None:
+    if subject.compile is not None:
         tracer = "compile"
         status = "compiled" if status == "exported" else status  # a compile check, not an export
     summary = outcome.summary if outcome else None
     return ModuleResult(
-        name=target.name,
+        name=subject.name,
         line=line,
-        inputs=cast(InputsKind, target.inputs_kind),
+        inputs=cast(InputsKind, subject.inputs_kind),
         mode=tracer,
         status=cast(Status, status),
         seconds=outcome.seconds if outcome else 0.0,
         ops=summary.get("ops") if summary else None,
         graph=summary,
         timings=outcome.timings if outcome else {},
-        targets=target_facts(outcome),
+        lowerings=lowering_facts(outcome),
         tree=tree_of(outcome),
         compiled=compile_counts(outcome),
     )
@@ -205,22 +207,22 @@ def _module_result(target: Target, outcome: JobOutcome | None, status: str, mode
 
 def compile_counts(outcome: JobOutcome | None) -> dict[str, Any] | None:
     """A compile check's graphs, breaks and recompiles (the lens, JSON, the cache); None: an export."""
-    report = cast("dict[str, Any] | None", outcome.raw.get("compile")) if outcome is not None else None
+    report = outcome.compile if outcome is not None else None
     if report is None:
         return None
     return {
-        "graphs": report.get("graphs", 0),
-        "breaks": len(report.get("breaks") or []),
-        "recompiles": len(report.get("recompiles") or []),
-        "fullgraph": bool(report.get("fullgraph")),
+        "graphs": report["graphs"],
+        "breaks": len(report["breaks"]),
+        "recompiles": len(report["recompiles"]),
+        "fullgraph": report["fullgraph"],
     }
 
 
-def target_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
+def lowering_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
     """Each lowering's verdict without its findings (those are diagnostics): hover, JSON, the cache."""
     kept = ("target", "ok", "seconds", "facts", "skipped")
-    raw = cast("list[dict[str, Any]]", outcome.raw.get("targets") or []) if outcome is not None else []
-    return [{k: r[k] for k in kept if k in r} for r in raw]
+    results: list[Mapping[str, Any]] = list(outcome.lowerings) if outcome is not None else []
+    return [{k: r[k] for k in kept if k in r} for r in results]
 
 
 def default_roots() -> list[str]:

@@ -95,7 +95,7 @@ class SiteIndex:
             return False
         if "export" not in doc.text and "example_inputs" not in doc.text:
             return False
-        return doc.syntax_error is None and any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.targets)
+        return doc.syntax_error is None and any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.subjects)
 
     def _scan(self, roots: list[str]) -> list[str]:
         found: list[str] = []
@@ -122,7 +122,7 @@ class SiteIndex:
             doc = Document(path, "")
         if "export" in doc.text and doc.syntax_error is None:
             exported = {
-                t.name for t in doc.discovery.targets if t.class_name is None
+                t.name for t in doc.discovery.subjects if t.class_name is None
             }  # imported, not defined
             sources = import_sources(doc.tree, Path(path).parent, roots)
             exports = {name: sources[name] for name in exported if name in sources}

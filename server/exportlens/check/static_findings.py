@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ..discovery import Discovery, Target
+from ..discovery import Discovery, Subject
 from ..document import Document
 from ..findings import Finding, Range
 from ..textpos import SourceText
@@ -25,24 +25,24 @@ def read_findings(doc: Document) -> list[Finding]:
     return found
 
 
-def unchecked(found: Discovery) -> list[Target]:
+def unchecked(found: Discovery) -> list[Subject]:
     """Modules without inputs that nothing else checks: not built into another module, and in a
     file without an export call (one with an export call says what the user exports: its other
     classes are parts)."""
-    if any(t.inputs_kind == "export-call" for t in found.targets):
+    if any(t.inputs_kind == "export-call" for t in found.subjects):
         return []
     return [
-        target
-        for target in found.targets
-        if target.inputs_kind == "none"
-        and target.part_of is None
-        and not any(target.name in other.uses for other in found.targets)
+        subject
+        for subject in found.subjects
+        if subject.inputs_kind == "none"
+        and subject.part_of is None
+        and not any(subject.name in other.uses for other in found.subjects)
     ]
 
 
-def anchor_range(text: SourceText, target: Target) -> Range:
-    """The class name for a class target; the export call's first line otherwise."""
-    node = target.node
+def anchor_range(text: SourceText, subject: Subject) -> Range:
+    """The class name for a class subject; the export call's first line otherwise."""
+    node = subject.node
     if isinstance(node, ast.ClassDef):
         line = node.lineno - 1
         start = text.line(line).find(node.name, node.col_offset)
@@ -54,19 +54,19 @@ def anchor_range(text: SourceText, target: Target) -> Range:
     return text.span(line, getattr(node, "col_offset", None), line if end is not None else None, end)
 
 
-def no_inputs_finding(path: str, text: SourceText, target: Target) -> Finding:
-    needs_args = target.inputs.get("why") == "constructor"
+def no_inputs_finding(path: str, text: SourceText, subject: Subject) -> Finding:
+    needs_args = subject.inputs.get("why") == "constructor"
     reason = "its constructor needs arguments" if needs_args else "it has no example inputs"
     return Finding(
         path=path,
-        range=anchor_range(text, target),
+        range=anchor_range(text, subject),
         severity="information",
         code="no-example-inputs",
-        module=target.name,
+        module=subject.name,
         message=(
-            f"ExportLens cannot check `{target.name}`: {reason}. Add an "
+            f"ExportLens cannot check `{subject.name}`: {reason}. Add an "
             f"`example_inputs(self)` method returning a tuple of tensors, or a "
-            f'`torch.export.export({target.name}(...), (inputs,))` call under `if __name__ == "__main__":`.'
+            f'`torch.export.export({subject.name}(...), (inputs,))` call under `if __name__ == "__main__":`.'
         ),
     )
 

@@ -2,14 +2,14 @@
 
 The codes are declared in `refusals.py` (what torch refused), `outcomes.py` (no export verdict:
 the code raised, ExportLens's own) and `baked.py` (exported, but wrong),
-`targets.py` (exported, but does not lower where it ships); `model.Code` says what
+`lowerings.py` (exported, but does not lower where it ships); `model.Code` says what
 each declares.  A Finding with a code missing here cannot be made (`registered`); `url_for` gives
 a finding's documentation link (torch's graph-break page, else the code's docs/codes.md anchor).
 """
 
 from __future__ import annotations
 
-from . import baked, compiled, outcomes, refusals, targets
+from . import baked, compiled, lowerings, outcomes, refusals
 from .model import Code
 from .outcomes import FIX_ONLY
 from .sections import docs_file
@@ -27,7 +27,7 @@ def _merged(*tables: dict[str, Code]) -> dict[str, Code]:
     return merged
 
 
-CODES = _merged(refusals.CODES, outcomes.CODES, baked.CODES, targets.CODES, compiled.CODES)
+CODES = _merged(refusals.CODES, outcomes.CODES, baked.CODES, lowerings.CODES, compiled.CODES)
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 
 

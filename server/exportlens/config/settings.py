@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..codes import CODES
-from ..targets import TARGETS
+from ..lowerings import LOWERINGS
 
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
@@ -261,9 +261,9 @@ class Settings:
         Spec(
             "array",
             "list of "
-            + ", ".join(f'`"{t}"`' for t in TARGETS)
+            + ", ".join(f'`"{t}"`' for t in LOWERINGS)
             + ": where the program must lower after the export (docs/targets.md)",
-            enum=TARGETS,
+            enum=LOWERINGS,
             results=True,
             cli="--target",
             toml="targets",

@@ -9,8 +9,8 @@ first line.  `rules.py` evaluates it, then the tables that refine its kind.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from ..worker.records import FailureRecord
 from . import devices
 from .constraints import OUT_OF_RANGE, constraint, solver_gave_up, unsolved
 from .kind import Kind, short
@@ -111,7 +111,7 @@ def _data_dependent(f: Failure) -> Kind:
     return data_dependent_kind(f.record, f.facts.snippet, f.facts.statement)
 
 
-def _graph_break(f: Failure, record: dict[str, Any]) -> Kind:
+def _graph_break(f: Failure, record: FailureRecord) -> Kind:
     code = by_graph_break(record.get("gb_id"), record.get("gb_type"), f.message) or "graph-break"
     return graph_break_kind(code, f.message, record, f.facts.snippet, f.facts.statement)
 
@@ -169,7 +169,7 @@ CLASSIFY: tuple[Rule[Failure, Kind], ...] = (
     R("draft export: fake kernel mismatch", "fake-kernel-mismatch",
       lambda f: f.record.get("draft_failure_type") == "MISMATCHED_FAKE_KERNEL", _op("fake-kernel-mismatch")),
     R("graph break named by the first line (2.10)", _GRAPH_BREAKS, _named_break,
-      lambda f: _graph_break(f, dict(f.record, gb_type=f.first_line))),
+      lambda f: _graph_break(f, {**f.record, "gb_type": f.first_line})),
     R("graph break", _GRAPH_BREAKS, lambda f: f.has_graph_break, lambda f: _graph_break(f, f.record)),
     R("data-dependent guard", _DATA_DEPENDENT, _data_dependent_guard, _data_dependent),
     R("an input torch cannot flatten", "export-error",

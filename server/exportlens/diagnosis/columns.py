@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
 
 from ..document import document_of
+from ..worker.records import FailureRecord, Frame
 from .table import said
 
 _OPERATORS = {"mod": ast.Mod, "add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div}
@@ -29,7 +29,7 @@ _NAMES = (
 )
 
 
-def callees(record: dict[str, Any], inner: list[dict[str, Any]]) -> list[str]:
+def callees(record: FailureRecord, inner: list[Frame]) -> list[str]:
     """Names of what the culprit line was calling, most telling first."""
     names = [_DUNDERS.get(name, name) for name in (str(f.get("name", "")) for f in inner[:1])]
     text = said(str(record.get("message", "")))
@@ -54,7 +54,7 @@ def _callee(node: ast.AST) -> str | None:
     return None
 
 
-def fill(frame: dict[str, Any], source: str, names: list[str]) -> dict[str, Any]:
+def fill(frame: Frame, source: str, names: list[str]) -> Frame:
     """`frame` with columns: the call of one of `names` on its line, else its statement."""
     tree = _tree(source)
     line = int(frame.get("line") or 0)
@@ -78,5 +78,8 @@ def fill(frame: dict[str, Any], source: str, names: list[str]) -> dict[str, Any]
     return _at(frame, statement) if statement is not None else frame
 
 
-def _at(frame: dict[str, Any], node: ast.expr | ast.stmt) -> dict[str, Any]:
-    return dict(frame, col=node.col_offset, end_col=node.end_col_offset, end_line=node.end_lineno)
+def _at(frame: Frame, node: ast.expr | ast.stmt) -> Frame:
+    filled = frame.copy()
+    filled["col"], filled["end_col"] = node.col_offset, node.end_col_offset
+    filled["end_line"] = node.end_lineno
+    return filled

@@ -14,6 +14,8 @@ from typing import Any
 
 from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
+from ..worker.compile_records import CompileReport, GraphBreak, Recompile
+from ..worker.records import Frame
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 
@@ -22,7 +24,7 @@ FULLGRAPH = "compile-graph-break-fullgraph"
 RECOMPILE = "compile-recompile"
 
 
-def compile_findings(report: dict[str, Any], ctx: DiagnosisContext, fullgraph: bool) -> list[Finding]:
+def compile_findings(report: CompileReport, ctx: DiagnosisContext, fullgraph: bool) -> list[Finding]:
     sources = Sources(ctx)
     code = FULLGRAPH if fullgraph else BREAK
     findings = [_break(raw, code, ctx, sources) for raw in report.get("breaks") or []]
@@ -30,7 +32,7 @@ def compile_findings(report: dict[str, Any], ctx: DiagnosisContext, fullgraph: b
     return findings
 
 
-def _break(raw: dict[str, Any], code: str, ctx: DiagnosisContext, sources: Sources) -> Finding:
+def _break(raw: GraphBreak, code: str, ctx: DiagnosisContext, sources: Sources) -> Finding:
     gb_type = str(raw.get("gb_type") or "graph break")
     message = f"torch.compile: graph break in {ctx.label}: {gb_type}."
     if explanation := raw.get("explanation"):
@@ -58,7 +60,7 @@ def _break(raw: dict[str, Any], code: str, ctx: DiagnosisContext, sources: Sourc
     return _finding(code, message.strip(), ctx, where_, related, url_for(code, gb_id), fix)
 
 
-def _recompile(raw: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Finding:
+def _recompile(raw: Recompile, ctx: DiagnosisContext, sources: Sources) -> Finding:
     sizes = ", ".join(str(s) for s in raw.get("sizes") or [])
     message = (
         f"torch.compile: {ctx.label} recompiles for each new {_dim_name(raw.get('dim'))} (called with sizes "
@@ -85,7 +87,7 @@ def _dim_name(dim: Any) -> str:
     return "sequence length" if dim == "shape[1]" else "batch size"
 
 
-def _resolved(frame: dict[str, Any], ctx: DiagnosisContext) -> dict[str, Any]:
+def _resolved(frame: Frame, ctx: DiagnosisContext) -> Frame:
     """torch shortens a guard's path (`mp/c31/net.py`): the checked file's, when it ends so."""
     path = str(frame.get("path", ""))
     if path and path != ctx.path and ctx.path.endswith(path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..worker.records import FailureRecord
 from .guard_value import exact_at, only_values, passes, printed_guards
 from .kind import Kind, first_line, quoted_names, suggested_fixes
 
@@ -195,7 +196,7 @@ def _multiples(dims: list[str], factor: int) -> str:
 _UNSOLVED = re.compile(r"The inequality, (?P<expr>.+?), cannot be solved")
 
 
-def solver_gave_up(record: dict[str, Any]) -> bool:
+def solver_gave_up(record: FailureRecord) -> bool:
     """torch's Dim solver (`DimConstraints.solve`) raised sympy's NotImplementedError on a guard."""
     if record.get("exc_type") != "NotImplementedError":
         return False

@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ..worker.records import FailureRecord
 from .kind import Kind, short
 from .rule import Failure
 
@@ -69,7 +69,7 @@ def needs_real(f: Failure) -> bool:
     )
 
 
-def fake_device_artifact(record: dict[str, Any]) -> bool:
+def fake_device_artifact(record: FailureRecord) -> bool:
     """A failure of checking on fake device tensors, not of the code (`.cuda()` inside forward
     while exporting: "not linked with support for cuda devices")."""
     texts = [str(record.get("message", ""))] + [str(c.get("message", "")) for c in record.get("chain") or []]
@@ -77,11 +77,12 @@ def fake_device_artifact(record: dict[str, Any]) -> bool:
 
 
 def needs_real_kind(f: Failure) -> Kind:
-    placement = f.record.get("placement") or {}
-    devices = ", ".join(f"`{d}`" for d in placement.get("devices") or [])
+    placement = f.record.get("placement")
+    asked = placement["devices"] if placement else []
+    devices = ", ".join(f"`{d}`" for d in asked)
     where = ""
-    if placement.get("fake"):
+    if placement and placement["fake"]:
         where = f"the code targets {devices}, built here as fake tensors on it (no values): "
-    elif placement.get("policy") == "real":
+    elif placement and placement["policy"] == "real":
         where = "`exportlens.device` is `real` and this machine lacks the device: "
-    return Kind("needs-real-device", f"{where}{f.error}", {"devices": placement.get("devices") or []})
+    return Kind("needs-real-device", f"{where}{f.error}", {"devices": asked})

@@ -12,6 +12,7 @@ import ast
 import re
 from typing import Any
 
+from ..worker.records import Frame
 from .context import DiagnosisContext
 from .guard_value import sizes_passing
 from .kind import Kind, quoted_names
@@ -30,7 +31,7 @@ _SOURCE = re.compile(r"L\['(?P<input>\w+)'\].*\.size\(\)\[(?P<dim>\d+)\]$")
 
 
 def dim_advice(
-    kind: Kind, snippet: str, statement: str, library: dict[str, Any] | None, ctx: DiagnosisContext
+    kind: Kind, snippet: str, statement: str, library: Frame | None, ctx: DiagnosisContext
 ) -> Kind:
     """The same failure with its real cause (a static partner only when nothing else made it)
     and a hint naming the Dim, its value and the line."""
@@ -192,8 +193,8 @@ def _declared(source: str, ctx: DiagnosisContext) -> str:
 
 def _dims_at(ctx: DiagnosisContext, index: int) -> list[str]:
     """Names of the Dims the module's export call puts at `index` of any input's `dynamic_shapes`."""
-    target = next((t for t in ctx.document.discovery.targets if t.name == ctx.module), None)
-    call = target.call if target is not None else None
+    subject = next((t for t in ctx.document.discovery.subjects if t.name == ctx.module), None)
+    call = subject.call if subject is not None else None
     shapes = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), None) if call else None
     names = []
     for node in ast.walk(shapes) if shapes is not None else []:

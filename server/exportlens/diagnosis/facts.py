@@ -8,8 +8,8 @@ depend on the workspace and the buffer, so they are worked out here, once per re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..worker.records import FailureRecord, Frame
 from .context import DiagnosisContext
 from .locate import is_third_party, is_workspace
 
@@ -17,7 +17,7 @@ from .locate import is_third_party, is_workspace
 @dataclass(frozen=True)
 class Facts:
     # Workspace frames of the failure, outermost first (`locate.user_frames`).
-    user_frames: list[dict[str, Any]] = field(default_factory=list)
+    user_frames: list[Frame] = field(default_factory=list)
     # The exception was raised by workspace code itself or a library it calls, not by torch.
     user_raised: bool = False
     # A library class's constructor raised (transformers checking its config): still `__init__`.
@@ -27,7 +27,7 @@ class Facts:
     culprit_in_file: bool = False  # the culprit is in the checked file (not another of the workspace)
 
 
-def user_raised(record: dict[str, Any], ctx: DiagnosisContext) -> bool:
+def user_raised(record: FailureRecord, ctx: DiagnosisContext) -> bool:
     """The exception was raised by workspace code itself (its innermost frame), or by a library
     the code calls (a `raise ValueError` in transformers' forward), not by torch."""
     mro = record.get("exc_mro") or []

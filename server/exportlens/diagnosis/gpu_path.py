@@ -11,10 +11,10 @@ Never an error: the script exports where it runs.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..codes import registered
 from ..findings import Finding, Related
+from ..worker.records import ExportSummary
 from .context import DiagnosisContext
 from .devices import fake_device_artifact
 from .locate import Sources
@@ -25,14 +25,15 @@ GPU_PATH_REFUSED = "gpu-path-refused"
 _REFUSED = re.compile(r" (Strict|Non-strict) export \([^)]*\) refused `[^`]*`( \(exported as `[^`]*`\))?\.")
 
 
-def gpu_path_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
-    look = summary.get("gpu_path") or {}
-    failure = look.get("failure")
-    if look.get("status") != "failed" or not failure or fake_device_artifact(failure):
+def gpu_path_findings(summary: ExportSummary, ctx: DiagnosisContext) -> list[Finding]:
+    look = summary.get("gpu_path")
+    failure = look.get("failure") if look else None
+    if not look or look["status"] != "failed" or not failure or fake_device_artifact(failure):
         return []
-    asked = list(look.get("asked") or [])
+    asked = look["asked"]
     questions = " / ".join(dict.fromkeys(f"`{a['question']}`" for a in asked)) or "the script's device check"
-    devices = ", ".join(f"`{d}`" for d in (failure.get("placement") or {}).get("devices") or []) or "a GPU"
+    placement = failure.get("placement")
+    devices = ", ".join(f"`{d}`" for d in (placement["devices"] if placement else [])) or "a GPU"
     sources = Sources(ctx)
     related = [
         Related(

@@ -10,8 +10,8 @@ on an input dimension.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ..worker.records import FailureRecord, Frame, GuardSite
 from .guard_value import from_message, parsed_guard, pins, printed_guards, signature, splits
 from .kinds import Kind
 
@@ -26,7 +26,7 @@ _SYMBOLS = re.compile(r"\b[su]\d+\b")
 _EQUAL = re.compile(r"^Eq\((s\d+), (s\d+)\)$")
 
 
-def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
+def guard_frames(record: FailureRecord, kind: Kind) -> list[Frame]:
     """User frames (outermost first) of the guard that caused the violation, else [].
 
     A Dim pinned to a value also gets the smallest size the lower bounds recorded on its symbols
@@ -42,7 +42,7 @@ def guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
     return frames
 
 
-def _guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
+def _guard_frames(record: FailureRecord, kind: Kind) -> list[Frame]:
     wanted = _WANTED.get(kind.code, ("eq-const", "eq-sym", "range"))
     sites = list(record.get("guard_sites") or [])
     source = str(kind.fix.get("source") or "")
@@ -65,7 +65,7 @@ def _guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
         numbers = _numbers(solver)
         equalities = [s for s in sites if s.get("frames") and s.get("kind") in ("eq-const", "eq-sym")]
 
-        def shared(site: dict[str, Any]) -> tuple[int, int]:
+        def shared(site: GuardSite) -> tuple[int, int]:
             common = numbers & _numbers(str(site.get("expr")))
             return len(common), max((int(n) for n in common), default=0)
 
@@ -108,9 +108,7 @@ def _guard_frames(record: dict[str, Any], kind: Kind) -> list[dict[str, Any]]:
     return _message_stack(record)
 
 
-def _truncation_site(
-    record: dict[str, Any], sites: list[dict[str, Any]], source: str
-) -> list[dict[str, Any]]:
+def _truncation_site(record: FailureRecord, sites: list[GuardSite], source: str) -> list[Frame]:
     """An `int()` of a size computed as a float (Swin's `B = int(windows.shape[0] / (H * W / ...))`):
     strict keeps it symbolic, `math.trunc(...)` in every guard it prints, each logged at a view that
     uses the int later; the line to change is the `int()`, where the re-run's `TruncToInt` guard is."""
@@ -122,7 +120,7 @@ def _truncation_site(
     return []
 
 
-def _narrowed_to(sites: list[dict[str, Any]], source: str, value: int) -> list[dict[str, Any]]:
+def _narrowed_to(sites: list[GuardSite], source: str, value: int) -> list[Frame]:
     """Frames of the first site after which, with every site before it, only `value` is left for
     the Dim of `source` (and the symbols a site equates with it: `Eq(s0, s1)`)."""
     equal = _same_as(
@@ -149,7 +147,7 @@ def _narrowed_to(sites: list[dict[str, Any]], source: str, value: int) -> list[d
     return []
 
 
-def _lowest(sites: list[dict[str, Any]], symbols: set[str], value: int) -> int | None:
+def _lowest(sites: list[GuardSite], symbols: set[str], value: int) -> int | None:
     """The smallest size the lower bounds recorded on `symbols` allow (`s53 >= 6` at a conv with a
     kernel of 6), when above torch's own 2 and below the pinned value."""
     if not symbols:
@@ -165,7 +163,7 @@ def _lowest(sites: list[dict[str, Any]], symbols: set[str], value: int) -> int |
     return lowest if lowest is not None and 2 < lowest < value else None
 
 
-def _same_as(sites: list[dict[str, Any]], symbols: set[str]) -> set[str]:
+def _same_as(sites: list[GuardSite], symbols: set[str]) -> set[str]:
     """`symbols` and every symbol a site's plain equality (`Eq(s1, s2)`) ties to them."""
     pairs = [m.groups() for site in sites if (m := _EQUAL.match(str(site.get("expr"))))]
     grown = set(symbols)
@@ -177,8 +175,8 @@ def _same_as(sites: list[dict[str, Any]], symbols: set[str]) -> set[str]:
 
 
 def _printed_site(
-    record: dict[str, Any], kind: Kind, sites: list[dict[str, Any]], source: str
-) -> list[dict[str, Any]] | None:
+    record: FailureRecord, kind: Kind, sites: list[GuardSite], source: str
+) -> list[Frame] | None:
     """The first site (in the order the code ran) of a guard torch's message names as failing.
 
     The earlier guards of the same size are those it passes (`h // 2 != 1` at a pooling); the
@@ -209,7 +207,7 @@ def _numbers(expr: str) -> set[str]:
     return set(re.findall(r"(?<![\w.])\d+", expr))
 
 
-def _of_source(site: dict[str, Any], source: str) -> bool:
+def _of_source(site: GuardSite, source: str) -> bool:
     names = [name for names in (site.get("sources") or {}).values() for name in names]
     return not source or any(_same_source(source, name) for name in names)
 
@@ -219,14 +217,14 @@ def _same_source(a: str, b: str) -> bool:
     return a == b or a.split(".")[-1] == b.split(".")[-1]
 
 
-def _message_stack(record: dict[str, Any]) -> list[dict[str, Any]]:
+def _message_stack(record: FailureRecord) -> list[Frame]:
     """Strict prints a "User stack:" for some violations: frames without columns."""
     message = str(record.get("message", ""))
     _, found, rest = message.partition("User stack:")
     if not found:
         return []
     rest = rest.split("Suggested fixes:")[0]
-    frames = [
+    frames: list[Frame] = [
         {"path": m["path"], "line": int(m["line"]), "name": m["name"]} for m in _TEXT_FRAME.finditer(rest)
     ]
     return [f for f in frames if "/torch/" not in str(f["path"]) and "site-packages" not in str(f["path"])]

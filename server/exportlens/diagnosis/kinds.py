@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
 
+from ..worker.records import FailureRecord
 from .kind import Kind, first_line, short
 
 __all__ = [
@@ -34,7 +34,7 @@ NOT_PYTREE = re.compile(
 )
 
 
-def graph_break_kind(code: str, message: str, record: dict[str, Any], snippet: str, statement: str) -> Kind:
+def graph_break_kind(code: str, message: str, record: FailureRecord, snippet: str, statement: str) -> Kind:
     """A dynamo graph break that `code` names (`table.by_graph_break`, else `graph-break`)."""
     gb_type, gb_id = record.get("gb_type"), record.get("gb_id")
     detail = ""
@@ -72,9 +72,9 @@ def graph_break_kind(code: str, message: str, record: dict[str, Any], snippet: s
     return Kind(code, detail, {"gb_type": gb_type, "gb_id": gb_id})
 
 
-def data_dependent_kind(record: dict[str, Any], snippet: str, statement: str) -> Kind:
+def data_dependent_kind(record: FailureRecord, snippet: str, statement: str) -> Kind:
     """A guard on a value read out of a tensor: in an `assert`, a `float()`, a branch, or any."""
-    cond = str(record.get("cond") or record.get("expr") or "")
+    cond = str(record.get("cond") or "")
     if not cond:
         m = re.search(r"data-dependent expression (.+?) \((unhinted|it was)", str(record.get("message", "")))
         cond = m.group(1) if m else ""
@@ -134,7 +134,7 @@ def not_pytree_kind(full: str, where: str) -> Kind:
     )
 
 
-def table_kind(code: str, record: dict[str, Any], message: str) -> Kind:
+def table_kind(code: str, record: FailureRecord, message: str) -> Kind:
     """A failure that is no graph break, recognised by its exception or words (`table.TABLE`)."""
     text = first_line(message)
     if code == "cond-branch-aliases-input":

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
 
 from ..codes import registered
 from ..findings import Finding
+from ..worker.records import FailureRecord
 
 CODE = "possible-later-failure"
 _UNBACKED = re.compile(r"\bu\d+\b")
 
 
-def shared_value(first: dict[str, Any], record: dict[str, Any]) -> set[str]:
+def shared_value(first: FailureRecord, record: FailureRecord) -> set[str]:
     """The data-dependent values (`u0`) a later failure's guard reads that the first's reads too.
 
     Only a guard on a data-dependent value can hang on the first's value; a shape constraint or a

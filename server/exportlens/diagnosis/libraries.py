@@ -12,8 +12,8 @@ import functools
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from ..worker.records import FailureRecord, Frame
 from .kind import Kind
 
 _SITE = re.compile(r"^(?P<site>.*/(?:site|dist)-packages)/(?P<top>[^/]+)")
@@ -38,13 +38,13 @@ def installed(path: str) -> tuple[str, str] | None:
     return None
 
 
-def created_site(record: dict[str, Any]) -> dict[str, Any] | None:
+def created_site(record: FailureRecord) -> Frame | None:
     """The frame that built the output torch could not flatten (the worker's eager pass saw it)."""
     created = list(record.get("created_at") or [])
-    return dict(created[-1]) if created else None
+    return created[-1].copy() if created else None
 
 
-def with_version(kind: Kind, frame: dict[str, Any]) -> Kind:
+def with_version(kind: Kind, frame: Frame) -> Kind:
     """`kind` saying which library, at which version, built what it names."""
     found = installed(str(frame.get("path", "")))
     if found is None or not kind.detail:

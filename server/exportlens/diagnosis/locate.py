@@ -12,10 +12,10 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..findings import Range, Related
 from ..textpos import SourceText, utf16_len
+from ..worker.records import FailureRecord, Frame
 from . import columns
 from .context import DiagnosisContext
 
@@ -52,14 +52,13 @@ def is_workspace(path: str, ctx: DiagnosisContext) -> bool:
     return any(path.startswith(root.rstrip("/") + "/") for root in ctx.roots)
 
 
-def workspace_frames(frames: list[dict[str, Any]], ctx: DiagnosisContext) -> list[dict[str, Any]]:
+def workspace_frames(frames: list[Frame], ctx: DiagnosisContext) -> list[Frame]:
     return [f for f in frames if is_workspace(str(f.get("path", "")), ctx) and f.get("line")]
 
 
-def user_frames(record: dict[str, Any], ctx: DiagnosisContext) -> list[dict[str, Any]]:
+def user_frames(record: FailureRecord, ctx: DiagnosisContext) -> list[Frame]:
     """Workspace frames, outermost first: dynamo's real stack, else the traceback, else the text."""
-    for key in ("real_stack", "frames"):
-        stack = list(record.get(key) or [])
+    for stack in _stacks(record):
         found = workspace_frames(stack, ctx)
         if found:
             innermost = found[-1]
@@ -68,14 +67,19 @@ def user_frames(record: dict[str, Any], ctx: DiagnosisContext) -> list[dict[str,
                 source = ctx.source if innermost["path"] == ctx.path else _read(str(innermost["path"]))
                 found[-1] = columns.fill(innermost, source, columns.callees(record, inner))
             return found
-    for inner in record.get("chain") or []:
-        found = workspace_frames(list(inner.get("frames") or []), ctx)
+    for chained in record.get("chain") or []:
+        found = workspace_frames(list(chained.get("frames") or []), ctx)
         if found:
             return found
     return text_frames(str(record.get("message", "")), ctx)
 
 
-def library_frame(frames: list[dict[str, Any]], ctx: DiagnosisContext) -> dict[str, Any] | None:
+def _stacks(record: FailureRecord) -> list[list[Frame]]:
+    """Dynamo's real stack, then the traceback (each a copy, [] when missing)."""
+    return [list(record.get("real_stack") or []), list(record.get("frames") or [])]
+
+
+def library_frame(frames: list[Frame], ctx: DiagnosisContext) -> Frame | None:
     """The innermost library frame inside the user's code, if any.
 
     An installed library (transformers, einops, ...) first, else torch's own
@@ -92,7 +96,7 @@ def library_frame(frames: list[dict[str, Any]], ctx: DiagnosisContext) -> dict[s
             if is_workspace(path, ctx):
                 break
             if accept(path):
-                return dict(frame)
+                return frame.copy()
     return None
 
 
@@ -107,14 +111,13 @@ def is_third_party(path: str) -> bool:
     return bool(_THIRD_PARTY.search(path))
 
 
-def record_library_frame(record: dict[str, Any], ctx: DiagnosisContext) -> dict[str, Any] | None:
+def record_library_frame(record: FailureRecord, ctx: DiagnosisContext) -> Frame | None:
     """Where library code refused: dynamo's real stack, else the traceback, else a chained one."""
-    for key in ("real_stack", "frames"):
-        frames = list(record.get(key) or [])
+    for frames in _stacks(record):
         if any(is_third_party(str(f.get("path", ""))) for f in frames):
             return library_frame(frames, ctx)
-    for key in ("real_stack", "frames"):
-        found = library_frame(list(record.get(key) or []), ctx)
+    for frames in _stacks(record):
+        found = library_frame(frames, ctx)
         if found:
             return found
     for inner in record.get("chain") or []:
@@ -130,9 +133,9 @@ def short_path(path: str) -> str:
     return match.group(1) if match else path
 
 
-def text_frames(message: str, ctx: DiagnosisContext) -> list[dict[str, Any]]:
+def text_frames(message: str, ctx: DiagnosisContext) -> list[Frame]:
     """Frames printed in the message ("User stack:", "from user code:"), no columns."""
-    found = [
+    found: list[Frame] = [
         {"path": m["path"], "line": int(m["line"]), "name": m["name"]} for m in _TEXT_FRAME.finditer(message)
     ]
     return workspace_frames(found, ctx)
@@ -159,10 +162,10 @@ class Sources:
                 self.texts[path] = SourceText("")
         return self.texts[path]
 
-    def place(self, frame: dict[str, Any]) -> Place:
+    def place(self, frame: Frame) -> Place:
         path = str(frame["path"])
         text = self.get(path)
-        line = int(frame["line"]) - 1
+        line = int(frame["line"] or 0) - 1
         col, end_col = frame.get("col"), frame.get("end_col")
         end_line = frame.get("end_line")
         if col is None or end_col is None or (end_line is not None and int(end_line) - 1 != line):
@@ -214,10 +217,10 @@ def export_call_place(ctx: DiagnosisContext, part: str) -> Place | None:
     Problems with the call's own arguments belong there, not on the class.
     """
     found = ctx.document.discovery
-    target = next((t for t in found.targets if t.name == ctx.module), None)
-    if target is None or target.inputs.get("kind") != "export-call":
+    subject = next((t for t in found.subjects if t.name == ctx.module), None)
+    if subject is None or subject.inputs.get("kind") != "export-call":
         return None
-    call = target.call
+    call = subject.call
     if call is None:
         return None
     node: ast.expr = call

@@ -6,11 +6,10 @@ maps the same way and only distinct culprits are kept.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
 from ..textpos import utf16_len
+from ..worker.records import FailureRecord
 from .context import DiagnosisContext
 from .dim_advice import dim_advice
 from .facts import Facts, user_raised
@@ -22,6 +21,7 @@ from .locate import (
     Sources,
     export_call_place,
     is_workspace,
+    library_frame,
     record_library_frame,
     related_chain,
     short_path,
@@ -36,7 +36,7 @@ _STRICT = "strict export (dynamo)"
 _NON_STRICT = "non-strict export (fake tensors)"
 
 
-def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
+def diagnose(record: FailureRecord, ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     findings: list[Finding] = []
     seen: set[tuple[str, str, int, int]] = set()
@@ -50,7 +50,8 @@ def diagnose(record: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
     if record.get("more_skipped") == "meta" and findings:
         findings[0].message += META_SKIPPED
     if record.get("more_skipped") == "device" and findings:
-        devices = ", ".join(f"`{d}`" for d in (record.get("placement") or {}).get("devices") or [])
+        placement = record.get("placement")
+        devices = ", ".join(f"`{d}`" for d in placement["devices"]) if placement else ""
         findings[0].message += DEVICE_SKIPPED.format(devices=devices or "a GPU")
     for cut_short in (record.get("more_truncated"), record.get("guard_sites_budget")):
         if cut_short and findings:  # the worker's words: which pass ran out of time, what to raise
@@ -89,7 +90,7 @@ def _inside(finding: Finding, ctx: DiagnosisContext) -> Finding:
     return finding
 
 
-def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Finding:
+def _one(record: FailureRecord, ctx: DiagnosisContext, sources: Sources) -> Finding:
     frames = user_frames(record, ctx)
     places = [sources.place(f) for f in frames]
     if places:  # `if (x < 0).any():` is reported by CPython as the whole statement
@@ -109,7 +110,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     kind = kind_of(Failure(record, facts, ctx.source, ctx.module))
     if kind.where == "guard":
         site = guard_frames(record, kind)
-        library = record_library_frame({"frames": site}, ctx) if site else library
+        library = library_frame(site, ctx) if site else library
         chosen = workspace_frames(site, ctx)
         if chosen:
             places = [sources.place(f) for f in chosen]
@@ -165,7 +166,7 @@ def _one(record: dict[str, Any], ctx: DiagnosisContext, sources: Sources) -> Fin
     )
 
 
-def _message(code: str, kind: Kind, record: dict[str, Any], ctx: DiagnosisContext) -> str:
+def _message(code: str, kind: Kind, record: FailureRecord, ctx: DiagnosisContext) -> str:
     entry = registered(code)
     detail = f" ({kind.detail})" if kind.detail else ""
     if not entry.refusal:

@@ -9,9 +9,8 @@ table), with the size it found and the frames that made the condition. Each beco
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..findings import Finding, Related
+from ..worker.records import ExportSummary, Narrowing
 from .context import DiagnosisContext
 from .locate import Place, Sources, export_call_place, workspace_frames
 from .sym_text import readable
@@ -19,14 +18,14 @@ from .sym_text import readable
 NARROWED = "dim-narrowed-at-runtime"
 
 
-def narrowed_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
+def narrowed_findings(summary: ExportSummary, ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     declared = export_call_place(ctx, "dynamic_shapes")
     # One warning per line: a model repeats its conditions once per layer, and one line often makes
     # one per side (`h` and `w` of an interpolation's scale factor).
-    by_line: dict[tuple[str, int], tuple[Place, list[dict[str, Any]]]] = {}
+    by_line: dict[tuple[str, int], tuple[Place, list[Narrowing]]] = {}
     for entry in summary.get("narrowed") or []:
-        frames = workspace_frames(list(entry.get("frames") or []), ctx)
+        frames = workspace_frames(entry["frames"], ctx)
         place = sources.place(frames[-1]) if frames else declared
         if place is not None:
             by_line.setdefault((place.path, place.range.start.line), (place, []))[1].append(entry)
@@ -34,9 +33,9 @@ def narrowed_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Fi
 
 
 def _finding(
-    place: Place, entries: list[dict[str, Any]], declared: Place | None, ctx: DiagnosisContext
+    place: Place, entries: list[Narrowing], declared: Place | None, ctx: DiagnosisContext
 ) -> Finding:
-    shown = list(dict.fromkeys(f"`{readable(str(e['shown']))}`" for e in entries))
+    shown = list(dict.fromkeys(f"`{readable(e['shown'])}`" for e in entries))
     rejected = list(dict.fromkeys(_rejected(e) for e in entries))
     related = []
     if declared is not None and (declared.path, declared.range) != (place.path, place.range):
@@ -57,12 +56,12 @@ def _finding(
         module=ctx.module,
         mode=ctx.mode,
         related=related,
-        fix={"expr": first.get("expr"), "dim": first.get("dim"), "rejected": first.get("rejected")},
+        fix={"expr": first["expr"], "dim": first["dim"], "rejected": first["rejected"]},
     )
 
 
-def _rejected(entry: dict[str, Any]) -> str:
-    low, high = entry.get("min"), entry.get("max")
+def _rejected(entry: Narrowing) -> str:
+    low, high = entry["min"], entry["max"]
     span = f"{low if low is not None else '?'}..{high if high is not None else '∞'}"
     return (
         f"`{entry['dim']}` = {entry['rejected']}, inside its range {span}, is rejected "

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
 
 from ..document import Document
+from ..worker.records import FailureRecord
 from .context import DiagnosisContext
 from .kinds import Kind
 from .locate import Place, is_workspace
@@ -27,7 +27,7 @@ _NOT_PYTREE_OUTPUT = re.compile(
 )
 
 
-def output_kind(record: dict[str, Any]) -> Kind | None:
+def output_kind(record: FailureRecord) -> Kind | None:
     """The kind of a failure that is an unflattenable output, else None."""
     match = _NOT_PYTREE_OUTPUT.search(str(record.get("message", "")))
     if match is None:
@@ -45,17 +45,17 @@ def output_kind(record: dict[str, Any]) -> Kind | None:
     return Kind(CODE, detail, {"type": full, "class": name, "hint": hint}, where="return")
 
 
-def return_place(ctx: DiagnosisContext, class_name: str, record: dict[str, Any]) -> Place | None:
+def return_place(ctx: DiagnosisContext, class_name: str, record: FailureRecord) -> Place | None:
     """The `return` that built the object: the one the eager pass saw, else the one in the
     module's forward (in the checked file) that builds `class_name`, else its last `return`."""
-    site = record.get("output_site") or {}
-    path, line = str(site.get("path", "")), site.get("line")
+    site = record.get("output_site")
+    path, line, name = (site["path"], site["line"], site.get("name", "")) if site else ("", None, "")
     if isinstance(line, int) and is_workspace(path, ctx):
         doc = ctx.document if path == ctx.path else _document(path)
         if doc is not None:
             returns = [r for r in _returns(doc.tree) if r.lineno <= line <= (r.end_lineno or r.lineno)]
             if returns:
-                return _place(doc, path, max(returns, key=lambda r: r.lineno), str(site.get("name", "")))
+                return _place(doc, path, max(returns, key=lambda r: r.lineno), name)
     if ctx.document.syntax_error is not None:
         return None
     tree = ctx.document.tree

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from ..codes import UnknownCodeError, registered
+from ..worker.records import FailureRecord
 from .facts import Facts
 from .kind import first_line
 
@@ -54,7 +55,7 @@ def rule(
 class Failure:
     """A failure record, what is derived beside it, and what the rules read of it."""
 
-    record: dict[str, Any]
+    record: FailureRecord
     facts: Facts = field(default_factory=Facts)
     source: str = ""  # the checked buffer, and its module: for the spec API's shape tests
     module: str = ""

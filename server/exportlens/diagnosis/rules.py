@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from ..findings import Finding
+from ..worker.records import FailureRecord
 from .classification import CLASSIFY
 from .facts import Facts
 from .kind import Kind
@@ -87,7 +87,7 @@ def kind_of(failure: Failure) -> Kind:
     return first_match(AT_CULPRIT, Classified(failure, kind), _code) or kind
 
 
-def classify(record: dict[str, Any], snippet: str = "", statement: str = "") -> Kind:
+def classify(record: FailureRecord, snippet: str = "", statement: str = "") -> Kind:
     """`CLASSIFY` alone, on a record without derived facts but the culprit's text."""
     return _classified(Failure(record, Facts(snippet=snippet, statement=statement)))
 
@@ -101,8 +101,8 @@ def _classified(failure: Failure) -> Kind:
 
 @dataclass(frozen=True)
 class Later:
-    first: dict[str, Any]  # the first failure's record
-    record: dict[str, Any]  # a later one's, found by the search past the first
+    first: FailureRecord  # the first failure's record
+    record: FailureRecord  # a later one's, found by the search past the first
     finding: Finding  # what it maps to on its own
     head: Finding  # the first failure's finding
 
@@ -116,7 +116,7 @@ LATER: tuple[Rule[Later, Finding], ...] = (
 # fmt: on
 
 
-def later_findings(first: dict[str, Any], findings: list[Finding]) -> list[Finding]:
+def later_findings(first: FailureRecord, findings: list[Finding]) -> list[Finding]:
     """`findings[0]` is the first failure's, the rest the search's (same order as `first["more"]`)."""
     if len(findings) < 2:
         return findings

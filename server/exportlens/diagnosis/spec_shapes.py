@@ -70,15 +70,15 @@ def bound_for(op: str, n: int, size: int) -> tuple[str, int]:
 
 def _export_call(tree: ast.Module, source: str, module: str) -> tuple[ast.Call, list[str]] | None:
     """The module's export call in the buffer, and its forward's parameters (the examples' order)."""
-    target = next((t for t in document_of(source).discovery.targets if t.name == module), None)
-    if target is None or target.inputs.get("kind") != "export-call":
+    subject = next((t for t in document_of(source).discovery.subjects if t.name == module), None)
+    if subject is None or subject.inputs.get("kind") != "export-call":
         return None
-    call = target.call
+    call = subject.call
     forward = next(
         (
             f
             for c in tree.body
-            if isinstance(c, ast.ClassDef) and c.name == target.class_name
+            if isinstance(c, ast.ClassDef) and c.name == subject.class_name
             for f in c.body
             if isinstance(f, ast.FunctionDef) and f.name == "forward"
         ),

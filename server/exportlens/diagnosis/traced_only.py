@@ -10,8 +10,8 @@ an `if` or a bug their code does not have.  When each applies is `rules.py`'s RE
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ..worker.records import FailureRecord
 from .kinds import Kind
 
 _DISTRIBUTIONS = "/torch/distributions/"
@@ -25,7 +25,7 @@ VALUE_CHECKS = {"data-dependent-branch", "data-dependent-guard", "untraceable-ca
 SYMBOLIC = re.compile(r"argument '(?P<arg>\w+)'.*must be (?P<want>\w+), not Sym(?P<got>Bool|Int|Float)")
 
 
-def in_distributions(record: dict[str, Any]) -> bool:
+def in_distributions(record: FailureRecord) -> bool:
     """`torch.distributions` raised: its name in the message, or one of its files in the stack."""
     frames = record.get("frames") or []
     return "torch.distributions." in str(record.get("message", "")) or any(
@@ -50,9 +50,10 @@ def symbolic_kind(kind: Kind, symbolic: re.Match[str]) -> Kind:
     return Kind("raised-only-when-traced", detail, {**kind.fix, "hint": hint}, kind.where)
 
 
-def eager_ran(record: dict[str, Any]) -> bool:
+def eager_ran(record: FailureRecord) -> bool:
     """The worker ran the module eagerly on the same inputs, and it did not raise."""
-    return (record.get("eager") or {}).get("ok") is True
+    eager = record.get("eager")
+    return eager is not None and eager["ok"] is True
 
 
 def eager_ran_kind(kind: Kind) -> Kind:

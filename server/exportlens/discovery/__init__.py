@@ -23,8 +23,9 @@ _MODULE_BASES = ("torch.nn.", "nn.")
 
 
 @dataclass
-class Target:
-    """One thing to export: a module class of the file, or an export call's module."""
+class Subject:
+    """One module to check (export, or compile): a module class of the file, or an export call's
+    module. The job message still calls its spec `target` (protocol.TargetSpec)."""
 
     name: str
     class_name: str | None
@@ -49,7 +50,7 @@ class Target:
 
 @dataclass
 class Discovery:
-    targets: list[Target]
+    subjects: list[Subject]
     load_until: list[int] | None  # [line, col] of the first top-level statement not to run
     error: SyntaxError | None = None
 
@@ -70,7 +71,7 @@ def discover_document(doc: Document) -> Discovery:
     classes = module_classes(tree, imports)
     calls = find_export_calls(tree, source, imports)
     constants = _int_constants(tree)
-    targets: list[Target] = []
+    subjects: list[Subject] = []
     claimed: dict[str, frozenset[str]] = {}  # class -> the export options of its first call
     for call in calls:
         if call.class_name in classes and call.class_name in claimed:
@@ -79,22 +80,22 @@ def discover_document(doc: Document) -> Discovery:
             if _options(call) == claimed[call.class_name]:
                 continue
             name = f"{call.class_name}@{call.node.lineno}"
-            targets.append(Target(name, None, call.node, _call_spec(call), call=call.node))
+            subjects.append(Subject(name, None, call.node, _call_spec(call), call=call.node))
             continue
         spec = _call_spec(call)
         if call.class_name in classes:
             claimed[call.class_name] = _options(call)
             cls = classes[call.class_name]
-            targets.append(Target(cls.name, cls.name, cls, spec, call=call.node))
+            subjects.append(Subject(cls.name, cls.name, cls, spec, call=call.node))
         else:
-            name = _target_name(call.class_name or call.target_text or "module")
-            if any(t.name == name for t in targets) or name in classes:
+            name = _subject_name(call.class_name or call.target_text or "module")
+            if any(t.name == name for t in subjects) or name in classes:
                 # Two calls exporting the same library model (static, then dynamic): both are
                 # checked, so each needs its own name (jobs with one name supersede each other).
                 name = f"{name}@{call.node.lineno}"
-            targets.append(Target(name, None, call.node, spec, call=call.node))
-    compiled = _compiled_targets(find_compile_calls(tree, imports), classes, claimed)
-    targets += compiled
+            subjects.append(Subject(name, None, call.node, spec, call=call.node))
+    compiled = _compiled_subjects(find_compile_calls(tree, imports), classes, claimed)
+    subjects += compiled
     for name, cls in classes.items():
         if name in claimed or any(t.class_name == name for t in compiled):
             continue  # a class only compiled is not judged as an export
@@ -105,29 +106,29 @@ def discover_document(doc: Document) -> Discovery:
             spec = {"kind": "inferred", "class": name, "expr": expr}
         else:
             spec = {"kind": "none", "class": name, "why": _why_no_inputs(cls)}
-        targets.append(Target(name, name, cls, spec))
+        subjects.append(Subject(name, name, cls, spec))
     outside = _outside_classes(tree, set(classes))
-    for target in targets:
-        if target.class_name:
-            target.uses = _used_classes(classes[target.class_name], set(classes) - {target.class_name})
-        elif target.call is not None:
+    for subject in subjects:
+        if subject.class_name:
+            subject.uses = _used_classes(classes[subject.class_name], set(classes) - {subject.class_name})
+        elif subject.call is not None:
             # What it exports is known only when it runs (a factory, `wrapper.module`): any class the
             # script's code names may be it, or a part of it (the export's result key keeps them).
-            target.uses = set(outside)
-    _close_uses(targets)
-    _mark_parts(targets)
-    targets.sort(key=lambda t: (getattr(t.node, "lineno", 0), getattr(t.node, "col_offset", 0)))
+            subject.uses = set(outside)
+    _close_uses(subjects)
+    _mark_parts(subjects)
+    subjects.sort(key=lambda t: (getattr(t.node, "lineno", 0), getattr(t.node, "col_offset", 0)))
     stop = load_stop(tree, imports)
-    return Discovery(targets, [stop.lineno, stop.col_offset] if stop else None)
+    return Discovery(subjects, [stop.lineno, stop.col_offset] if stop else None)
 
 
 REAL_INPUTS = ("export-call", "example-inputs")
 
 
-def _mark_parts(targets: list[Target]) -> None:
+def _mark_parts(subjects: list[Subject]) -> None:
     """Classes built (directly or through others) into a module that has real inputs."""
-    by_class = {t.class_name: t for t in targets if t.class_name}
-    for parent in targets:
+    by_class = {t.class_name: t for t in subjects if t.class_name}
+    for parent in subjects:
         if parent.class_name is None or parent.inputs_kind not in (*REAL_INPUTS, "compile-call"):
             continue
         todo = sorted(parent.uses)
@@ -139,11 +140,11 @@ def _mark_parts(targets: list[Target]) -> None:
             todo.extend(sorted(child.uses))
 
 
-def _compiled_targets(
+def _compiled_subjects(
     calls: list[CompileCall], classes: dict[str, ast.ClassDef], exported: dict[str, frozenset[str]]
-) -> list[Target]:
-    """One target per compiled object: fed its first call, else its class's inputs as for export."""
-    targets: list[Target] = []
+) -> list[Subject]:
+    """One subject per compiled object: fed its first call, else its class's inputs as for export."""
+    subjects: list[Subject] = []
     for call in calls:
         if call.function is not None and call.first_call is None:
             continue  # a function's only inputs are its call's: none, nothing to say
@@ -163,17 +164,17 @@ def _compiled_targets(
             spec = {"kind": "inferred", "class": known, "expr": expr}
         else:
             spec = {"kind": "none", "class": known or call.name, "why": "forward"}
-        both = known is not None and (known in exported or any(t.class_name == known for t in targets))
+        both = known is not None and (known in exported or any(t.class_name == known for t in subjects))
         name = (
             f"{known}@compile"
             if both
-            else known or _target_name(call.class_name or call.function or call.name)
+            else known or _subject_name(call.class_name or call.function or call.name)
         )
         node = classes[known] if known and not both else call.node
         options = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
-        target = Target(name, None if both else known, node, spec, compile=options, function=call.function)
-        targets.append(target)
-    return targets
+        subject = Subject(name, None if both else known, node, spec, compile=options, function=call.function)
+        subjects.append(subject)
+    return subjects
 
 
 def module_classes(tree: ast.Module, imports: dict[str, str]) -> dict[str, ast.ClassDef]:
@@ -261,7 +262,7 @@ def _options(call: ExportCall) -> frozenset[str]:
     return frozenset(k.arg for k in call.node.keywords if k.arg in ("dynamic_shapes", "strict"))
 
 
-def _target_name(built_by: str) -> str:
+def _subject_name(built_by: str) -> str:
     """`AutoModel.from_pretrained` -> `AutoModel`; `timm.create_model` -> `create_model`."""
     parts = built_by.split(".")
     if len(parts) > 1 and parts[-1][:1].islower() and parts[-2][:1].isupper():
@@ -302,17 +303,17 @@ def _outside_classes(tree: ast.Module, classes: set[str]) -> set[str]:
     return named
 
 
-def _close_uses(targets: list[Target]) -> None:
+def _close_uses(subjects: list[Subject]) -> None:
     """`uses` through other classes too: a Block built from Attention built from Rotary uses Rotary."""
-    direct = {t.class_name: set(t.uses) for t in targets if t.class_name}
-    for target in targets:
-        todo, seen = list(target.uses), set(target.uses)
+    direct = {t.class_name: set(t.uses) for t in subjects if t.class_name}
+    for subject in subjects:
+        todo, seen = list(subject.uses), set(subject.uses)
         while todo:
             for name in direct.get(todo.pop(), ()):
-                if name not in seen and name != target.class_name:
+                if name not in seen and name != subject.class_name:
                     seen.add(name)
                     todo.append(name)
-        target.uses = seen
+        subject.uses = seen
 
 
 def _int_constants(tree: ast.Module) -> dict[str, int]:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..worker import protocol
+from ..worker.compile_records import CompileReport
+from ..worker.records import ExportSummary, FailureRecord, LoweringResult, ModuleTree, PartInputs
 
 
 @dataclass
@@ -14,7 +16,7 @@ class Job:
     source: str
     module_name: str  # the name the buffer is executed under (never "__main__")
     sys_path: list[str]
-    target: dict[str, Any]  # a protocol.TargetSpec from discovery: checked by `to_wire`
+    subject: dict[str, Any]  # the module to check: a protocol.TargetSpec, checked by `to_wire`
     strict: bool | None  # None: the export call's own `strict=` decides, else non-strict
     timeout: float = 30.0
     memory_mb: int | None = None
@@ -30,7 +32,7 @@ class Job:
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
     graph: bool = False  # build the graph panel's view into the summary (lsp/graph_command.py)
-    targets: list[str] = field(default_factory=list)  # lowerings after a clean export (worker/lowering/)
+    lowerings: list[str] = field(default_factory=list)  # after a clean export (worker/lowering/)
     # Workspace files whose part classes' inputs the export records (worker/part_inputs.py).
     parts_from: tuple[str, ...] = ()
     # Traced as torch.compile does, not exported (worker/compiled.py): a protocol.CompileSpec.
@@ -39,17 +41,17 @@ class Job:
     @property
     def key(self) -> tuple[str, str, bool | None, str]:
         """A newer job with the same key supersedes an older one."""
-        return (self.path, str(self.target["name"]), self.strict, self.purpose)
+        return (self.path, str(self.subject["name"]), self.strict, self.purpose)
 
     def to_wire(self, job_id: int) -> protocol.JobMessage:
-        """The job message; a malformed target or verify spec raises ProtocolError here, not in the child."""
+        """The job message; a malformed subject or verify spec raises ProtocolError here, not in the child."""
         message: protocol.JobMessage = {
             "id": job_id,
             "path": self.path,
             "source": self.source,
             "module_name": self.module_name,
             "sys_path": self.sys_path,
-            "target": protocol.checked_target(self.target),
+            "target": protocol.checked_target(self.subject),
             "strict": self.strict,
             "timeout": self.timeout,
             "memory_mb": self.memory_mb,
@@ -61,8 +63,8 @@ class Job:
             "device": self.device,
             "graph": self.graph,
         }
-        if self.targets:
-            message["targets"] = list(self.targets)
+        if self.lowerings:
+            message["targets"] = list(self.lowerings)
         if self.parts_from:
             message["parts_from"] = list(self.parts_from)
         if self.compile is not None:
@@ -75,14 +77,18 @@ class JobOutcome:
     status: protocol.Status
     seconds: float = 0.0
     strict: bool = False
-    # Plain dicts for diagnosis, which reads them as such and adds derived keys to the record
-    # (a protocol.ExportSummary and protocol.FailureRecord, checked when the answer was decoded).
-    summary: dict[str, Any] | None = None
-    failure: dict[str, Any] | None = None
+    # The job's records as the worker declared them (worker/records.py), checked when the answer
+    # was decoded: diagnosis reads them typed, so a renamed wire field fails the type check.
+    summary: ExportSummary | None = None  # exported
+    failure: FailureRecord | None = None  # failed
     exit: protocol.ExitInfo | None = None  # how a crashed child ended
     output: str = ""
     reason: str = ""
     timings: dict[str, float] = field(default_factory=dict)  # per stage, from the child
+    parts: list[PartInputs] = field(default_factory=list)  # what each part class received
+    tree: ModuleTree | None = None  # the class exported and the workspace classes in it
+    lowerings: list[LoweringResult] = field(default_factory=list)  # each lowering's verdict
+    compile: CompileReport | None = None  # a compile check's report
     raw: protocol.JobAnswer = field(kw_only=True)  # the whole answer (save_error, verify, ...)
 
     @staticmethod
@@ -91,11 +97,15 @@ class JobOutcome:
             status=answer["status"],
             seconds=float(answer.get("seconds", 0.0)),
             strict=bool(answer.get("strict", False)),
-            summary=cast("dict[str, Any] | None", answer.get("summary")),
-            failure=cast("dict[str, Any] | None", answer.get("failure")),
+            summary=answer.get("summary"),
+            failure=answer.get("failure"),
             exit=answer.get("exit"),
             output=answer.get("output", ""),
             reason=answer.get("reason", ""),
             timings=dict(answer.get("timings") or {}),
+            parts=list(answer.get("parts") or []),
+            tree=answer.get("tree"),
+            lowerings=list(answer.get("targets") or []),
+            compile=answer.get("compile"),
             raw=answer,
         )

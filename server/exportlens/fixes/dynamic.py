@@ -24,14 +24,14 @@ def dynamic_fixes(doc: Document, limit: int = 4) -> list[Fix]:
     range with torch's suggested fixes if the full range does not export; see `with_range`)."""
     tree = doc.tree
     fixes: list[Fix] = []
-    for target in doc.discovery.targets:
-        call = export_call(doc, target.name) if target.inputs.get("kind") == "export-call" else None
+    for subject in doc.discovery.subjects:
+        call = export_call(doc, subject.name) if subject.inputs.get("kind") == "export-call" else None
         if call is None or any(k.arg == "dynamic_shapes" for k in call.keywords) or len(call.args) < 2:
             continue
         examples = call.args[1]
         if not isinstance(examples, (ast.Tuple, ast.List)):
             continue
-        params = forward_params(tree, target.class_name)
+        params = forward_params(tree, subject.class_name)
         for index, example in enumerate(examples.elts[: len(params)]):
             for dim in range(4):
                 size = size_arg(example, dim)
@@ -43,7 +43,7 @@ def dynamic_fixes(doc: Document, limit: int = 4) -> list[Fix]:
                 ):
                     fixes.append(
                         _make_dynamic(
-                            doc, call, params[index], dim, None, None, target.name, rank_of(example)
+                            doc, call, params[index], dim, None, None, subject.name, rank_of(example)
                         )
                     )
     return fixes

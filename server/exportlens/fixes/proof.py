@@ -75,23 +75,23 @@ def proof_job(
     compiled = fix.verify.get("compile") is not None
     if compiled and module and module.endswith("@compile"):  # exportlens.compile = all: as compiled
         module = module.removesuffix("@compile")
-    target = next((t for t in found.targets if t.name == module), None)
-    if target is None and len(found.targets) == 1:
-        target = found.targets[0]
-    if target is not None and target.part_of is not None:
+    subject = next((t for t in found.subjects if t.name == module), None)
+    if subject is None and len(found.subjects) == 1:
+        subject = found.subjects[0]
+    if subject is not None and subject.part_of is not None:
         # a part's fix is proven the way the part is used: by exporting its parent (never a guess)
-        target = next((t for t in found.targets if t.name == target.part_of), target)
-    if target is None or target.inputs_kind == "none":
+        subject = next((t for t in found.subjects if t.name == subject.part_of), subject)
+    if subject is None or subject.inputs_kind == "none":
         return None
-    if compiled and target.compile is None:
-        target = dataclasses.replace(target, compile=dict(AS_COMPILED))
-    job = make_job(patched, target, strict, options)
+    if compiled and subject.compile is None:
+        subject = dataclasses.replace(subject, compile=dict(AS_COMPILED))
+    job = make_job(patched, subject, strict, options)
     job.purpose = f"verify:{fix.key}"  # proofs of different fixes never supersede each other
     job.all_failures = False
     spec: dict[str, Any] = dict(fix.verify)
     if spec.get("compare") == "original":
         old = doc.discovery
-        before = next((t for t in old.targets if t.name == target.name), None)
+        before = next((t for t in old.subjects if t.name == subject.name), None)
         if before is None or before.inputs_kind == "none":
             spec["compare"] = "self"
         else:
@@ -108,7 +108,7 @@ def verdict(outcome: JobOutcome, fix: Fix) -> Proof:
     raw = outcome.raw.get("verify")
     compared = str((fix.verify or {}).get("compare", "self"))
     if not isinstance(raw, dict):
-        reason = outcome.reason or (outcome.failure or {}).get("message", "") or outcome.status
+        reason = outcome.reason or (outcome.failure["message"] if outcome.failure else "") or outcome.status
         compiled = (fix.verify or {}).get("compile") is not None
         why = f"the check {outcome.status}: {str(reason)[:200]}"
         return Proof(False, None, 0, why, compared, compiled=compiled)

@@ -45,10 +45,10 @@ def _register_dataclass(doc: Document, code: str, name: str) -> list[Fix]:
 def export_call(doc: Document, module: str | None) -> ast.Call | None:
     """The export call whose inputs the module is checked with."""
     found = doc.discovery
-    target = next((t for t in found.targets if t.name == module), None)
-    if target is None or target.inputs.get("kind") != "export-call":
+    subject = next((t for t in found.subjects if t.name == module), None)
+    if subject is None or subject.inputs.get("kind") != "export-call":
         return None
-    return target.call
+    return subject.call
 
 
 def _eval(doc: Document, code: str, module: str | None) -> list[Fix]:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
-from ..discovery import Target
+from ..discovery import Subject
 from . import notebooks
 from .app import ExportLensServer
 from .client_settings import to_json
@@ -31,14 +32,14 @@ def register(server: ExportLensServer) -> None:
     @server.command("exportlens.exportModule")
     async def export_module(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
         uri, line, _ = notebooks.joined(ls, uri, position.line)  # from a cell: its notebook's
-        target = _target(ls.session.snapshot(uri), line)
-        entry = await ls.scheduler.export_now(uri, target)
+        subject = _subject(ls.session.snapshot(uri), line)
+        entry = await ls.scheduler.export_now(uri, subject)
         if entry == "cancelled":
-            return {"module": target.name, "status": "cancelled", "findings": [], "summary": {}, "graph": ""}
+            return {"module": subject.name, "status": "cancelled", "findings": [], "summary": {}, "graph": ""}
         result = entry.results[0] if entry and entry.results else None
-        graph = (result.graph or {}) if result else {}
+        graph: Mapping[str, Any] = (result.graph or {}) if result else {}  # the summary's JSON
         return {
-            "module": target.name,
+            "module": subject.name,
             "status": result.status if result else "skipped",
             "findings": [f.to_json() for f in entry.findings] if entry else [],
             "summary": {k: graph[k] for k in MODULE_SUMMARY_KEYS if k in graph},
@@ -50,18 +51,18 @@ def register(server: ExportLensServer) -> None:
         """The Cancel of exportModule's notification: an executeCommand's `$/cancelRequest`
         cancels only pygls's wrapper of the command, never the command's own task."""
         uri, line, _ = notebooks.joined(ls, uri, position.line)
-        target = _target(ls.session.snapshot(uri), line)
-        return {"cancelled": ls.scheduler.cancel_export(uri, target.name)}
+        subject = _subject(ls.session.snapshot(uri), line)
+        return {"cancelled": ls.scheduler.cancel_export(uri, subject.name)}
 
     @server.command("exportlens.graph")
     async def graph_text(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
         snap = ls.session.snapshot(uri)
         entry = snap.results.get(module)
         if entry is None or not any(r.graph for r in entry.results):
-            target = snap.target(module)
-            if target is None:
+            subject = snap.subject(module)
+            if subject is None:
                 raise ValueError(f"no module {module!r} in {uri}")
-            exported = await ls.scheduler.export_now(uri, target)
+            exported = await ls.scheduler.export_now(uri, subject)
             entry = None if exported == "cancelled" else exported
         code = "\n\n".join(
             f"# {r.mode}\n{r.graph.get('code', '')}" for r in (entry.results if entry else []) if r.graph
@@ -100,13 +101,13 @@ def register(server: ExportLensServer) -> None:
 async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
     """Export `module` and write it to `path`: a .pt2, or an .onnx (worker child.save_program)."""
     snap = ls.session.snapshot(uri)
-    target = snap.target(module)
-    if target is None or target.inputs_kind == "none":
+    subject = snap.subject(module)
+    if subject is None or subject.inputs_kind == "none":
         raise ValueError(f"no module {module!r} with example inputs in {uri}")
     if not snap.trusted:
         raise PermissionError("the workspace is untrusted: ExportLens runs no code")
     options = snap.options()
-    job = make_job(snap.document, target, tracers(options.mode)[0], options)
+    job = make_job(snap.document, subject, tracers(options.mode)[0], options)
     job.purpose, job.save_to = "save", os.path.abspath(path)
     outcome = await ls.scheduler.run_job(job, snap.settings.python)
     save_error = str(outcome.raw.get("save_error", ""))
@@ -115,22 +116,22 @@ async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) ->
         "status": outcome.status,
         "seconds": outcome.seconds,
         "saved": outcome.status == "exported" and not save_error and os.path.exists(job.save_to),
-        "reason": save_error or outcome.reason or (outcome.failure or {}).get("message", ""),
+        "reason": save_error or outcome.reason or (outcome.failure["message"] if outcome.failure else ""),
     }
 
 
-def _target(snap: Snapshot, line: int) -> Target:
+def _subject(snap: Snapshot, line: int) -> Subject:
     found = snap.document.discovery
-    target = snap.target_at(line)
-    if target is None:
-        target = next((t for t in found.targets if getattr(t.node, "lineno", 0) - 1 == line), None)
-    if target is None and len(found.targets) == 1:
-        target = found.targets[0]
-    if target is None:
+    subject = snap.subject_at(line)
+    if subject is None:
+        subject = next((t for t in found.subjects if getattr(t.node, "lineno", 0) - 1 == line), None)
+    if subject is None and len(found.subjects) == 1:
+        subject = found.subjects[0]
+    if subject is None:
         raise ValueError(f"no module at line {line + 1} of {snap.uri}")
-    if target.part_of is not None:  # a part is exported the way it is used: through its parent
-        target = next((t for t in found.targets if t.name == target.part_of), target)
-    return target
+    if subject.part_of is not None:  # a part is exported the way it is used: through its parent
+        subject = next((t for t in found.subjects if t.name == subject.part_of), subject)
+    return subject
 
 
 def rss_mb() -> float:

@@ -25,14 +25,14 @@ def register(server: ExportLensServer) -> None:
         snap = ls.session.snapshot(uri)
         entry = snap.results.get(module)
         if entry is None or _lacks_view(entry):
-            target = snap.target(module)
-            if target is None:
+            subject = snap.subject(module)
+            if subject is None:
                 raise ValueError(f"no module {module!r} in {uri}")
-            if target.part_of is not None:  # a part is exported through its parent
+            if subject.part_of is not None:  # a part is exported through its parent
                 raise ValueError(
-                    f"{module!r} is part of {target.part_of!r}: show the graph of {target.part_of!r}"
+                    f"{module!r} is part of {subject.part_of!r}: show the graph of {subject.part_of!r}"
                 )
-            exported = await ls.scheduler.export_now(uri, target)
+            exported = await ls.scheduler.export_now(uri, subject)
             entry = None if exported == "cancelled" else exported
         return {
             "module": module,
@@ -43,7 +43,7 @@ def register(server: ExportLensServer) -> None:
                     "mode": r.mode,
                     "status": r.status,
                     "seconds": round(r.seconds, 3),
-                    "view": (r.graph or {}).get("view"),
+                    "view": r.graph.get("view") if r.graph else None,
                 }
                 for r in (entry.results if entry else [])
             ],

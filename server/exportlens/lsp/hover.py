@@ -13,7 +13,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from ..check.covered import holder
-from ..discovery import Target
+from ..discovery import Subject
 from . import notebooks
 from .app import ExportLensServer
 from .session import Snapshot
@@ -24,9 +24,9 @@ from .summary_text import (
     device_line,
     dynamic_dims,
     graph_excerpt,
+    lowering_line,
     signature,
     status_line,
-    target_line,
 )
 
 STALE = "*Stale: the source changed since this export; it is being re-checked.*"
@@ -47,18 +47,18 @@ def register(server: ExportLensServer) -> None:
 
 def hover_text(snap: Snapshot, line: int) -> str | None:
     """The hover on 0-based `line` of the snapshot's document, from its results only."""
-    target = snap.target_at(line)
-    if target is None or not isinstance(target.node, ast.ClassDef):
+    subject = snap.subject_at(line)
+    if subject is None or not isinstance(subject.node, ast.ClassDef):
         return None
-    entry = snap.results.get(target.name)
-    stale = snap.stale(target.name)
-    forward = _forward(target.node)
-    on_header = line == target.node.lineno - 1 or (forward is not None and line == forward.lineno - 1)
+    entry = snap.results.get(subject.name)
+    stale = snap.stale(subject.name)
+    forward = _forward(subject.node)
+    on_header = line == subject.node.lineno - 1 or (forward is not None and line == forward.lineno - 1)
     if on_header:
-        return _module_text(snap, target, entry, stale)
+        return _module_text(snap, subject, entry, stale)
     if forward is not None and forward.lineno <= line < (forward.end_lineno or 0):
         # A part's lines are traced by its parent's export: that graph says what they became.
-        traced = snap.results.get(target.part_of) if target.part_of else entry
+        traced = snap.results.get(subject.part_of) if subject.part_of else entry
         return _line_text(snap, traced, line, stale)
     return None
 
@@ -67,10 +67,10 @@ def _forward(cls: ast.ClassDef) -> ast.FunctionDef | None:
     return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
 
 
-def _module_text(snap: Snapshot, target: Target, entry: ModuleEntry | None, stale: bool) -> str:
-    head = f"**ExportLens · `{target.name}`**"
-    if target.part_of is not None:
-        parent = snap.results.get(target.part_of)
+def _module_text(snap: Snapshot, subject: Subject, entry: ModuleEntry | None, stale: bool) -> str:
+    head = f"**ExportLens · `{subject.name}`**"
+    if subject.part_of is not None:
+        parent = snap.results.get(subject.part_of)
         status = status_line(parent) if parent is not None else "not exported yet"
         alone = ""
         if entry is not None and any(r.status != "skipped" for r in entry.results):
@@ -80,23 +80,25 @@ def _module_text(snap: Snapshot, target: Target, entry: ModuleEntry | None, stal
             if dims:  # the parent's Dims it follows, derived ones (`seq + 1`) with their ranges
                 alone += " Dynamic dims: " + ", ".join(dict.fromkeys(dims)) + "."
         return (
-            f"{head} — part of `{target.part_of}` ({status}): checked by exporting `{target.part_of}`, "
-            f"with the inputs `{target.name}` gets there.{alone}"
+            f"{head} — part of `{subject.part_of}` ({status}): checked by exporting `{subject.part_of}`, "
+            f"with the inputs `{subject.name}` gets there.{alone}"
         )
-    if target.name in snap.running and entry is None:
+    if subject.name in snap.running and entry is None:
         return f"{head} — ⧗ exporting…"
     if entry is None or all(r.status == "skipped" for r in entry.results):
         results = {name: e.results for name, e in snap.results.items()}
-        if (held := holder(target, snap.path, results)) is not None:  # `build_model()` built it
-            return _covered_text(snap, target, *held)
+        if (held := holder(subject, snap.path, results)) is not None:  # `build_model()` built it
+            return _covered_text(snap, subject, *held)
     if entry is None:
-        if (site := snap.placement.sites.get(target.name)) is not None:
+        if (site := snap.placement.sites.get(subject.name)) is not None:
             return f"{head} — not exported yet: checked by the export call in `{Path(site).name}`"
-        return f"{head} — not exported yet" + (" (no example inputs)" if target.inputs_kind == "none" else "")
+        return f"{head} — not exported yet" + (
+            " (no example inputs)" if subject.inputs_kind == "none" else ""
+        )
     parts = [f"{head} — {status_line(entry)}"]
     if stale:
         parts.append(STALE)
-    if entry.site and target.name in snap.placement.parents:
+    if entry.site and subject.name in snap.placement.parents:
         parts.append(f"Inputs as a module of `{entry.site}` gives them when its export runs (a part of it).")
     elif entry.site:
         parts.append(f"Inputs from the export call in `{entry.site}`.")
@@ -109,29 +111,29 @@ def _module_text(snap: Snapshot, target: Target, entry: ModuleEntry | None, stal
             lines.append("Dynamic dims: " + ", ".join(dims))
         if device := device_line(graph):
             lines.append(device)
-        lines += [target_line(t) for t in result.targets]
+        lines += [lowering_line(t) for t in result.lowerings]
         excerpt, cut = graph_excerpt(str(graph.get("code", "")))
         lines.append(f"```python\n{excerpt}\n```")
         if cut or graph.get("code_truncated"):
-            lines.append(command_link("Open the whole graph", SHOW_GRAPH, [snap.uri, target.name]))
+            lines.append(command_link("Open the whole graph", SHOW_GRAPH, [snap.uri, subject.name]))
         parts.append("\n\n".join(lines))
     for finding in entry.findings[:3]:
         parts.append(f"- `{finding.code}` line {finding.range.start.line + 1}: {finding.message[:200]}")
     return "\n\n".join(parts)
 
 
-def _covered_text(snap: Snapshot, target: Target, name: str, exported: bool) -> str:
+def _covered_text(snap: Snapshot, subject: Subject, name: str, exported: bool) -> str:
     """A class that the export of the file's module `name` covers: checked by that export only."""
-    head = f"**ExportLens · `{target.name}`**"
+    head = f"**ExportLens · `{subject.name}`**"
     status = status_line(snap.results[name])
     if exported:
         return (
-            f"{head} — exported as `{name}` ({status}): checked by that export, which builds `{target.name}`;"
-            f" its findings are `{target.name}`'s."
+            f"{head} — exported as `{name}` ({status}): checked by that export, which builds"
+            f" `{subject.name}`; its findings are `{subject.name}`'s."
         )
     return (
         f"{head} — part of `{name}` ({status}): checked by exporting `{name}`, which builds"
-        f" `{target.name}` inside it, with the inputs `{target.name}` gets there."
+        f" `{subject.name}` inside it, with the inputs `{subject.name}` gets there."
     )
 
 
@@ -139,7 +141,7 @@ def _line_text(snap: Snapshot, entry: ModuleEntry | None, line: int, stale: bool
     if entry is None:
         return None
     for result in entry.results:
-        by_file = (result.graph or {}).get("lines", {})
+        by_file = result.graph["lines"] if result.graph else {}
         ops = by_file.get(snap.path, {}).get(str(line + 1))
         if ops:
             listed = "\n".join(f"- `{op}`" for op in ops)

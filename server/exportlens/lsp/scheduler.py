@@ -27,7 +27,7 @@ from ..check.placed import check_placed
 from ..check.plan import Placement, place, plan
 from ..check.run import check_document
 from ..check.static_findings import syntax_finding
-from ..discovery import Target
+from ..discovery import Subject
 from ..engine import Job, JobOutcome
 from ..engine.process import WorkerError
 from ..findings import FileResult, Finding, ModuleResult, Range
@@ -161,7 +161,7 @@ class Scheduler:
         return place(snap.document, self.session.site_index, list(snap.roots))
 
     async def _batch(
-        self, state: FileState, snap: Snapshot, batch: list[Target], progress: bool = True
+        self, state: FileState, snap: Snapshot, batch: list[Subject], progress: bool = True
     ) -> bool:
         """Export `batch`, with a progress bar unless the caller shows its own; False when the
         user cancelled it."""
@@ -216,17 +216,17 @@ class Scheduler:
         return True
 
     # -- commands' exports ---------------------------------------------------------------
-    async def export_now(self, uri: str, target: Target) -> ModuleEntry | Literal["cancelled"] | None:
+    async def export_now(self, uri: str, subject: Subject) -> ModuleEntry | Literal["cancelled"] | None:
         """Export one module of the buffer now (a command), cache and publish the result;
         "cancelled" when the user cancelled it (`cancel_export`). No progress bar of the server's:
         the command's caller shows its own, with its Cancel (a second one said the same)."""
         if not self.session.trusted:
             raise trust.refused()
         state, snap = self.session.file(uri), self.session.snapshot(uri)
-        if not await self._batch(state, snap, [target], progress=False):
+        if not await self._batch(state, snap, [subject], progress=False):
             return "cancelled"
         self.publisher.publish(state, snap.document, snap.keys)
-        return state.entries.get(target.name)
+        return state.entries.get(subject.name)
 
     def cancel_export(self, uri: str, module: str) -> bool:
         """The user's Cancel of the running export of `module`: its job's child is killed, the

@@ -19,9 +19,9 @@ from . import (
     graph_command,
     hover,
     lifecycle,
+    lowering_commands,
     notebooks,
     project_watch,
-    target_commands,
 )
 from .app import ExportLensServer
 
@@ -57,7 +57,7 @@ def build() -> ExportLensServer:
         codelens,
         commands,
         graph_command,
-        target_commands,
+        lowering_commands,
         code_actions,
     ):
         feature.register(server)

@@ -18,13 +18,13 @@ from types import MappingProxyType
 from typing import Any
 
 from ..check.jobs import CheckOptions
-from ..check.keys import document_keys, target_at
+from ..check.keys import document_keys, subject_at
 from ..check.plan import Placement
 from ..check.sites import SiteIndex
 from ..config.files import excluded, inside_library, own_library
 from ..config.project import Project, project_of
 from ..config.settings import Settings
-from ..discovery import Target
+from ..discovery import Subject
 from ..document import Document
 from .documents import Documents, NotebookCells, buffer_path
 from .state import FileState, ModuleEntry
@@ -63,17 +63,17 @@ class Snapshot:
             device=self.settings.device,
             compile=self.settings.compile,
             graph_views=self.graph_views,
-            targets=self.settings.targets,
+            lowerings=self.settings.targets,
             timeout=self.settings.timeout_seconds,
             memory_mb=self.settings.memory_limit_mb or 0,  # unset: no cap, whatever another folder says
         )
 
-    def target(self, name: str) -> Target | None:
-        return next((t for t in self.document.discovery.targets if t.name == name), None)
+    def subject(self, name: str) -> Subject | None:
+        return next((t for t in self.document.discovery.subjects if t.name == name), None)
 
-    def target_at(self, line: int) -> Target | None:
+    def subject_at(self, line: int) -> Subject | None:
         """The module whose class spans 0-based `line`."""
-        return target_at(self.document.discovery, line)
+        return subject_at(self.document.discovery, line)
 
     def stale(self, name: str) -> bool:
         """The module's result is of another text or other settings (it is being re-checked)."""

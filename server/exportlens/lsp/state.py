@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from ..check.plan import Placement
-from ..codes.targets import CODES as LOWERING_CODES
+from ..codes.lowerings import CODES as LOWERING_CODES
 from ..config.settings import Settings
 from ..findings import Finding, ModuleResult
 
@@ -29,12 +29,12 @@ class ModuleEntry:
 
     @property
     def lowered(self) -> dict[str, int]:
-        """Target -> its errors after a clean export (ONNX, Core ATen, AOTInductor refusals)."""
+        """Lowering -> its errors after a clean export (ONNX, Core ATen, AOTInductor refusals)."""
         counts: dict[str, int] = {}
         for f in self.findings:
             if f.severity == "error" and f.code in LOWERING_CODES:
-                target = str((f.fix or {}).get("target", ""))
-                counts[target] = counts.get(target, 0) + 1
+                lowering = str((f.fix or {}).get("target", ""))
+                counts[lowering] = counts.get(lowering, 0) + 1
         return counts
 
 

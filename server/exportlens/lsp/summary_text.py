@@ -6,7 +6,8 @@ import json
 import urllib.parse
 from typing import Any
 
-from ..diagnosis.targets import label
+from ..diagnosis.lowerings import label
+from ..worker.records import ExportSummary
 from .state import ModuleEntry
 
 GRAPH_LINES = 20  # a hover is a glance: the link opens the rest
@@ -23,7 +24,7 @@ def status_line(entry: ModuleEntry) -> str:
         ops = max(r.ops or 0 for r in exported)
         seconds = max(r.seconds for r in exported)
         refused = "".join(
-            f" · ✗ {label(target)}: {n} issue{'s' if n != 1 else ''}" for target, n in entry.lowered.items()
+            f" · ✗ {label(name)}: {n} issue{'s' if n != 1 else ''}" for name, n in entry.lowered.items()
         )
         return f"✓ exports · {ops} ops · {seconds:.2f} s{refused}"
     if any(r.status == "skipped" for r in entry.results) and entry.results:
@@ -40,7 +41,7 @@ def compile_line(counts: dict[str, Any]) -> str:
     return text
 
 
-def signature(graph: dict[str, Any]) -> list[str]:
+def signature(graph: ExportSummary) -> list[str]:
     groups: dict[str, list[str]] = {}
     for spec in graph.get("inputs", []):
         kind = spec.get("kind", "")
@@ -61,7 +62,7 @@ def signature(graph: dict[str, Any]) -> list[str]:
     return out
 
 
-def dynamic_dims(graph: dict[str, Any]) -> list[str]:
+def dynamic_dims(graph: ExportSummary) -> list[str]:
     dims = []
     for dim in graph.get("dynamic", []):
         high = "∞" if dim.get("max") is None else str(dim["max"])
@@ -70,15 +71,15 @@ def dynamic_dims(graph: dict[str, Any]) -> list[str]:
     return dims
 
 
-def device_line(graph: dict[str, Any]) -> str:
+def device_line(graph: ExportSummary) -> str:
     """Where the code's GPU tensors were (worker/devices.py); '' when it names no accelerator."""
-    placement = graph.get("placement") or {}
-    devices = ", ".join(f"`{d}`" for d in placement.get("devices") or [])
-    if not devices:
+    placement = graph.get("placement")
+    devices = ", ".join(f"`{d}`" for d in placement["devices"]) if placement else ""
+    if not placement or not devices:
         return ""
-    if placement.get("fake"):
+    if placement["fake"]:
         return f"Device: {devices} — fake tensors on it: no GPU used, nothing allocated"
-    return f"Device: {devices} ({placement.get('policy')})"
+    return f"Device: {devices} ({placement['policy']})"
 
 
 def graph_excerpt(code: str) -> tuple[str, bool]:
@@ -90,9 +91,9 @@ def command_link(title: str, command: str, args: list[Any]) -> str:
     return f"[{title}](command:{command}?{urllib.parse.quote(json.dumps(args))})"
 
 
-def target_line(result: dict[str, Any]) -> str:
+def lowering_line(result: dict[str, Any]) -> str:
     """One lowering's verdict and facts (docs/targets.md): `ONNX ✓ · opset 20 · 12 ops · 4.4 KB`."""
-    from ..diagnosis.targets import label  # the one naming of targets
+    from ..diagnosis.lowerings import label  # the one naming of lowerings
 
     name = label(str(result.get("target", "")))
     if result.get("skipped"):

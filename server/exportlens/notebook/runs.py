@@ -139,7 +139,7 @@ def _bound(stmt: ast.stmt) -> set[str]:
 
 def _exported_from(doc: Document, notebook: Notebook, line: int) -> str | None:
     span = notebook.span_of_line(line)
-    calls = [(t, t.call) for t in doc.discovery.targets if t.call is not None]
+    calls = [(t, t.call) for t in doc.discovery.subjects if t.call is not None]
     here = [t for t, call in calls if span is not None and notebook.span_of_line(call.lineno - 1) is span]
     return next((t.name for t in [*here, *(t for t, _ in calls)]), None)
 

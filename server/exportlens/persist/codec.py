@@ -50,7 +50,7 @@ def result_from(raw: dict[str, Any]) -> ModuleResult:
         ops=raw.get("ops"),
         graph=raw.get("graph"),
         timings=raw.get("timings", {}),
-        targets=raw.get("targets", []),
+        lowerings=raw.get("targets", []),
         tree=raw.get("tree"),
         compiled=raw.get("compile"),
     )

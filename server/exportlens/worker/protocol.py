@@ -28,10 +28,10 @@ from .compile_records import CompileReport
 from .records import (  # the payloads a job reports
     ExportSummary,
     FailureRecord,
+    LoweringResult,
     ModuleTree,
     PartDim,
     PartInputs,
-    TargetResult,
 )
 from .shapes import ShapeError, check
 
@@ -221,7 +221,7 @@ class JobAnswer(_AnswerRequired, total=False):
     failure: FailureRecord  # failed
     parts: list[PartInputs]  # what each part class of the file received (part_inputs.py)
     tree: ModuleTree  # the class exported and the workspace classes in it (module_tree.py)
-    targets: list[TargetResult]  # each lowering's verdict after a clean export (lowering/)
+    targets: list[LoweringResult]  # each lowering's verdict after a clean export (lowering/)
     verify: VerifyVerdict  # a proof's verdict
     saved: str  # where the .pt2 was written
     save_error: str

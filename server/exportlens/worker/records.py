@@ -265,7 +265,7 @@ class ExportSummary(_SummaryRequired, total=False):
 
 
 # -- a lowering after the export (lowering/, issue 17) ----------------------------------------
-class TargetFinding(TypedDict, total=False):
+class LoweringFinding(TypedDict, total=False):
     """One refusal of a target, on the user's line that produced the graph node."""
 
     code: str  # docs/codes.md
@@ -276,14 +276,14 @@ class TargetFinding(TypedDict, total=False):
     op: str  # its target (`aten.foo.default`)
 
 
-class _TargetResultRequired(TypedDict):
-    target: str  # one of exportlens.targets.TARGETS
+class _LoweringResultRequired(TypedDict):
+    target: str  # one of exportlens.lowerings.LOWERINGS
     ok: bool
 
 
-class TargetResult(_TargetResultRequired, total=False):
+class LoweringResult(_LoweringResultRequired, total=False):
     seconds: float
-    findings: list[TargetFinding]
+    findings: list[LoweringFinding]
     facts: dict[str, Any]  # for hover: ONNX opset, op count, model size, compile time, package size
     skipped: str  # why the target did not run (a package missing): said as information
     internal: str  # the lowering's own error: logged, never a user's error

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...findings import Finding
 from ...textpos import SourceText
+from ...worker.records import ExportSummary
 from ..context import DiagnosisContext
 from ..gpu_path import gpu_path_findings
 from ..narrowed import narrowed_findings
@@ -31,13 +32,13 @@ _METADATA = re.compile(r"\.(shape|dtype|device|ndim)\b|\.(size|dim|numel)\(|\ble
 _TENSOR_ATTR = re.compile(r"tensor attribute self\.([\w.]+) was assigned")
 
 
-def baked_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Finding]:
+def baked_findings(summary: ExportSummary, ctx: DiagnosisContext) -> list[Finding]:
     """Static analysis of the module's source, confirmed by what the export did (`summary`)."""
     if ctx.document.syntax_error is not None:
         return []
     tree = ctx.document.tree
     text = ctx.document.source_text
-    facts = summary.get("facts") or {}
+    facts = summary["facts"]
     # The module's own forward, and those of the file's classes it is built from: a KV cache or a
     # print in a submodule's forward is baked in just the same.
     built = built_from(tree, ctx.class_name)
@@ -50,10 +51,10 @@ def baked_findings(summary: dict[str, Any], ctx: DiagnosisContext) -> list[Findi
     return findings + narrowed_findings(summary, ctx) + gpu_path_findings(summary, ctx)
 
 
-def _site(site: Site, summary: dict[str, Any], ctx: DiagnosisContext, text: SourceText) -> Finding | None:
+def _site(site: Site, summary: ExportSummary, ctx: DiagnosisContext, text: SourceText) -> Finding | None:
     if not _branch_taken(site, _op_lines(summary, ctx.path)):
         return None
-    warnings_text = [str(w.get("message", "")) for w in summary.get("warnings", [])]
+    warnings_text = [str(w.get("message", "")) for w in summary["warnings"]]
     strict = ctx.mode == "strict"
     side_globals = {m for w in warnings_text for m in _GLOBAL_SOURCE.findall(w)}
     self_mutated = any("L['self']" in w and "side effects" in w for w in warnings_text)
@@ -62,9 +63,7 @@ def _site(site: Site, summary: dict[str, Any], ctx: DiagnosisContext, text: Sour
     if kind in PROCESS_KINDS and strict:
         return None  # dynamo refuses these when it traces them: an export that passed did not
     if kind == "tensor-attribute-inplace":
-        constants = {
-            str(i.get("target")) for i in summary.get("inputs", []) if i.get("kind") == "constant_tensor"
-        }
+        constants = {str(i["target"]) for i in summary["inputs"] if i["kind"] == "constant_tensor"}
         if not any(c == site.name or c.endswith("." + site.name) for c in constants):
             return None  # export did not make it a constant (a registered buffer after all)
         code = TENSOR_ATTRIBUTE
@@ -146,8 +145,8 @@ def _explain(kind: str, site: Site, mode: str) -> tuple[str, dict[str, Any]]:
     )
 
 
-def _op_lines(summary: dict[str, Any], path: str) -> set[int]:
-    return {int(line) for line in (summary.get("lines") or {}).get(path, {})}
+def _op_lines(summary: ExportSummary, path: str) -> set[int]:
+    return {int(line) for line in summary["lines"].get(path, {})}
 
 
 def _branch_taken(site: Site, op_lines: set[int]) -> bool:
@@ -162,8 +161,8 @@ def _lines(stmts: list[ast.stmt]) -> set[int]:
     return {line for s in stmts for line in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
 
 
-def _unused_op_on(summary: dict[str, Any], site: Site, path: str) -> bool:
-    unused = (summary.get("facts") or {}).get("unused_ops", [])
+def _unused_op_on(summary: ExportSummary, site: Site, path: str) -> bool:
+    unused = summary["facts"].get("unused_ops", [])
     return any(
         u.get("path") == path and site.line <= int(u.get("line") or 0) <= site.end_line for u in unused
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...worker.records import ExportSummary
+
 CALLS = {
     "sys.stdout.write": "output",
     "sys.stderr.write": "output",
@@ -82,9 +84,7 @@ def explain_cache(name: str, text: str) -> tuple[str, dict[str, Any]]:
     )
 
 
-def made_constant(summary: dict[str, Any], name: str) -> bool:
+def made_constant(summary: ExportSummary, name: str) -> bool:
     """The export lifted attribute `name` (of the module or a submodule) as a constant tensor."""
-    constants = [
-        str(i.get("target")) for i in summary.get("inputs", []) if i.get("kind") == "constant_tensor"
-    ]
+    constants = [str(i["target"]) for i in summary["inputs"] if i["kind"] == "constant_tensor"]
     return any(c == name or c.endswith("." + name) for c in constants)

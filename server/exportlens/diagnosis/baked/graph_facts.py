@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
 
 from ...document import Document
 from ...findings import Finding, Range, Related
 from ...syntax import span
 from ...textpos import SourceText
+from ...worker.records import GraphOp
 from ..context import DiagnosisContext
 from ..locate import Sources, export_call_place, is_workspace, workspace_frames
 
@@ -27,20 +27,20 @@ _LAYER = re.compile(
 
 
 def training_findings(
-    ops: list[dict[str, Any]], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
+    ops: list[GraphOp], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
 ) -> list[Finding]:
     """A layer's training-mode ops on the line that built it (`nn.Dropout(p)`, in whichever workspace
     file), the export call related, where `.eval()` goes; a functional call's on its own line."""
     sources = Sources(ctx)
-    built: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    by_line: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    built: dict[tuple[str, int, int], list[GraphOp]] = {}
+    by_line: dict[tuple[str, int], list[GraphOp]] = {}
     for op in ops:
         frames = workspace_frames(list(op.get("built") or []), ctx)
         if frames and _LAYER.match(str(op.get("module_class"))):
             place = sources.place(frames[-1])
             built.setdefault((place.path, place.range.start.line, place.range.start.character), []).append(op)
-        elif op.get("line") and is_workspace(str(op.get("path") or ""), ctx):
-            by_line.setdefault((str(op["path"]), int(op["line"])), []).append(op)
+        elif (line := op.get("line")) and is_workspace(str(op.get("path") or ""), ctx):
+            by_line.setdefault((str(op["path"]), line), []).append(op)
     findings = [_built_finding(group, sources, ctx) for group in built.values()]
     for (path, line), group in sorted(by_line.items()):
         here = (tree, text) if path == ctx.path else _parsed(path)
@@ -56,11 +56,11 @@ _EFFECTS = {
 _EVAL = "Call `.eval()` on the model before `torch.export.export`"
 
 
-def _kinds(group: list[dict[str, Any]]) -> list[str]:
+def _kinds(group: list[GraphOp]) -> list[str]:
     return sorted({"batch-norm" if "batch_norm" in str(op["op"]) else "dropout" for op in group})
 
 
-def _built_finding(group: list[dict[str, Any]], sources: Sources, ctx: DiagnosisContext) -> Finding:
+def _built_finding(group: list[GraphOp], sources: Sources, ctx: DiagnosisContext) -> Finding:
     place = sources.place(workspace_frames(list(group[0]["built"]), ctx)[-1])
     layers = sorted({str(op["module"]) for op in group})
     shown = ", ".join(f"`{m}`" for m in layers[:3]) + (
@@ -71,7 +71,7 @@ def _built_finding(group: list[dict[str, Any]], sources: Sources, ctx: Diagnosis
     related = [Related(ctx.path, call.range if call else ctx.anchor, f"{_EVAL}: here")]
     used = next((op for op in group if op.get("line") and is_workspace(str(op.get("path") or ""), ctx)), None)
     if used is not None:
-        line_range = sources.get(str(used["path"])).line_range(int(used["line"]) - 1)
+        line_range = sources.get(str(used["path"])).line_range(int(used.get("line") or 0) - 1)
         related.append(Related(str(used["path"]), line_range, "called here, in training mode"))
     return Finding(
         path=place.path,
@@ -102,7 +102,7 @@ def _parsed(path: str) -> tuple[ast.Module, SourceText] | None:
 def _call_finding(
     path: str,
     line: int,
-    group: list[dict[str, Any]],
+    group: list[GraphOp],
     tree: ast.Module,
     text: SourceText,
     ctx: DiagnosisContext,
@@ -141,7 +141,7 @@ def _call_finding(
 
 
 def mutation_findings(
-    mutations: list[dict[str, Any]], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
+    mutations: list[GraphOp], tree: ast.Module, ctx: DiagnosisContext, text: SourceText
 ) -> list[Finding]:
     findings, seen = [], set()
     for mutation in mutations:

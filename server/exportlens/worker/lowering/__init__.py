@@ -1,7 +1,7 @@
 """After a clean export: will the program lower to where it ships? (issue 17, docs/targets.md)
 
 One module per target (`core_aten.py`, `onnx.py`, `aoti.py`), each with
-`check(program, attempt, path, budget) -> TargetResult`.  The child runs the job's targets in the
+`check(program, attempt, path, budget) -> LoweringResult`.  The child runs the job's targets in the
 order asked, after the export and its summary; a target that raises is reported as its own
 internal failure, never as the export's.  Stdlib at import time: each module imports what its
 target needs (onnxscript, onnxruntime, inductor) only when that target runs.
@@ -15,21 +15,21 @@ from typing import Any
 
 from ..budget import Budget, OutOfBudget
 from ..protocol import TARGET_OUT_OF_TIME
-from ..records import TargetResult
+from ..records import LoweringResult
 
 # The target -> the module that checks it.  `export` is the export itself: nothing more to run.
 MODULES = {"core-aten": ".core_aten", "onnx": ".onnx", "aoti": ".aoti"}
 
 
-def lower(targets: list[str], program: Any, attempt: Any, path: str, budget: Budget) -> list[TargetResult]:
-    results: list[TargetResult] = []
+def lower(targets: list[str], program: Any, attempt: Any, path: str, budget: Budget) -> list[LoweringResult]:
+    results: list[LoweringResult] = []
     for target in targets:
         if target not in MODULES:
             continue
         started = time.perf_counter()
         try:
             module = importlib.import_module(MODULES[target], __package__)
-            result: TargetResult = module.check(program, attempt, path, budget)
+            result: LoweringResult = module.check(program, attempt, path, budget)
         except OutOfBudget:
             result = {"target": target, "ok": False, "skipped": TARGET_OUT_OF_TIME}
         except BaseException as exc:  # noqa: BLE001 - a lowering's own bug is not the model's failure

@@ -1,7 +1,7 @@
 """aoti: does AOTInductor compile the program, and does the package run the same? (docs/targets.md)
 
 `torch._inductor.aoti_compile_and_package` compiles the exported program to a C++ package (g++,
-tens of seconds: on demand only, targets.ON_DEMAND), which is then loaded and run on the example
+tens of seconds: on demand only, lowerings.ON_DEMAND), which is then loaded and run on the example
 inputs and, for each dynamic dim, a second size inside its range (numeric.py's input sets), with
 the package's input checks on.  A compile error is placed on the node the error names (by its
 name, its op, or the "Source Nodes" comment of the generated kernel), else on the module; a run
@@ -19,7 +19,7 @@ from typing import Any
 
 from ..budget import Budget
 from ..graph_breaks import causes
-from ..records import TargetFinding, TargetResult
+from ..records import LoweringFinding, LoweringResult
 from .nodes import call_nodes, op_name, target_finding
 from .values import no_values
 
@@ -29,7 +29,7 @@ _TARGET = re.compile(r"target: ([\w.:]+)")
 _ASSERT = re.compile(r"expression (.+?) on node")
 
 
-def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult:
+def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResult:
     if no_values(program, attempt):
         why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
         message = (
@@ -69,7 +69,7 @@ def package_path(path: str, module: str) -> str:
     return os.path.join(tempfile.gettempdir(), "exportlens-aoti", f"{stem}-{module}-{digest}.pt2")
 
 
-def run_package(runner: Any, program: Any, attempt: Any, checked: list[str]) -> list[TargetFinding]:
+def run_package(runner: Any, program: Any, attempt: Any, checked: list[str]) -> list[LoweringFinding]:
     """The package on each input set against eager; the first refusal or mismatch is the finding."""
     import torch
 
@@ -106,7 +106,7 @@ def _mismatch(want: list[Any], got: list[Any]) -> str:
     return ""
 
 
-def compile_refusal(exc: BaseException, program: Any) -> TargetFinding:
+def compile_refusal(exc: BaseException, program: Any) -> LoweringFinding:
     text = _text(exc)
     node = _named_node(program, text) or _compiling_node(exc)
     op = op_name(node.target) if node is not None else ""
@@ -119,7 +119,7 @@ def compile_refusal(exc: BaseException, program: Any) -> TargetFinding:
     return target_finding("aoti-compile-error", "error", message, node, op)
 
 
-def run_refusal(exc: BaseException, program: Any, label: str) -> TargetFinding:
+def run_refusal(exc: BaseException, program: Any, label: str) -> LoweringFinding:
     text = _text(exc)
     node = _assert_node(program, text) or _named_node(program, text)
     op = op_name(node.target) if node is not None else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..budget import Budget
-from ..records import TargetFinding, TargetResult
+from ..records import LoweringFinding, LoweringResult
 from .nodes import node_frames, op_name, target_finding
 
 # Bookkeeping an exported program may hold that ExecuTorch's verifier lets through.
@@ -28,12 +28,12 @@ ALLOWED = frozenset(
 LIMIT = 50  # findings per module: one per op and line
 
 
-def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult:
+def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResult:
     import torch
 
     with budget.bounded():
         decomposed = program.run_decompositions(torch.export.default_decompositions())
-    findings: list[TargetFinding] = []
+    findings: list[LoweringFinding] = []
     seen: set[tuple[str, int | None]] = set()
     ops = 0
     for node in _all_call_nodes(decomposed.graph_module):

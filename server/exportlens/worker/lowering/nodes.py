@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from ..records import Frame, TargetFinding
+from ..records import Frame, LoweringFinding
 
 _FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)')
 
@@ -38,9 +38,9 @@ def target_finding(
     message: str,
     node: Any = None,
     op: str = "",
-) -> TargetFinding:
+) -> LoweringFinding:
     """One refusal, on the node's frames when there is a node (else the server puts it on the module)."""
-    finding: TargetFinding = {"code": code, "severity": severity, "message": message, "frames": []}
+    finding: LoweringFinding = {"code": code, "severity": severity, "message": message, "frames": []}
     if node is not None:
         finding["frames"] = node_frames(node)
         finding["node"] = str(node.name)

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from ..budget import Budget
-from ..records import TargetFinding
+from ..records import LoweringFinding
 from .nodes import target_finding
 from .values import ATOL, RTOL, no_values
 
@@ -29,7 +29,7 @@ NO_RUNTIME = (
 
 def compare(
     onnx_program: Any, program: Any, attempt: Any, budget: Budget, checked: list[str]
-) -> list[TargetFinding]:
+) -> list[LoweringFinding]:
     """The findings of the comparison; `checked` gets the label of each input set compared."""
     if no_values(onnx_program.exported_program, attempt):
         why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
@@ -58,7 +58,7 @@ def compare(
     return []
 
 
-def _info(message: str) -> TargetFinding:
+def _info(message: str) -> LoweringFinding:
     return target_finding("target-not-run", "information", message)
 
 
@@ -177,7 +177,7 @@ def _resized(tensor: Any, shape: list[int]) -> Any:
 
 def _mismatch(
     label: str, error: tuple[float, float], onnx_program: Any, program: Any, args: Any, kwargs: Any
-) -> TargetFinding:
+) -> LoweringFinding:
     from .bisect import first_divergence
 
     node = None

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..budget import Budget
 from ..graph_breaks import causes
-from ..records import TargetFinding, TargetResult
+from ..records import LoweringFinding, LoweringResult
 from .nodes import call_nodes, op_name, target_finding
 from .values import no_values
 
@@ -27,7 +27,7 @@ _OVERLOAD = re.compile(r"OpOverload\(op='([\w.:]+)', overload='(\w+)'\)")
 _DYNAMIC = re.compile(r"dynamic|symbolic|SymInt|SymFloat|ConstraintViolation|unbacked|guard", re.I)
 
 
-def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult:
+def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResult:
     if any(importlib.util.find_spec(name) is None for name in ("onnx", "onnxscript")):
         return {"target": "onnx", "ok": False, "skipped": INSTALL}
     import torch
@@ -50,7 +50,7 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> TargetResult
     return {"target": "onnx", "ok": ok, "findings": findings, "facts": facts}
 
 
-def refusal(exc: BaseException, program: Any) -> TargetFinding:
+def refusal(exc: BaseException, program: Any) -> LoweringFinding:
     chain = causes(exc, depth=20)  # torch.onnx wraps its reason deep
     text = "\n".join(f"{type(e).__name__}: {e}" for e in chain)
     names = {type(e).__name__ for e in chain}
@@ -101,11 +101,11 @@ def _node(program: Any, named: re.Match[str] | None, op: str) -> Any:
     return next((n for n in nodes if op and op_name(n.target) == op), None)
 
 
-def _facts(onnx_program: Any, attempt: Any) -> tuple[dict[str, Any], list[TargetFinding]]:
+def _facts(onnx_program: Any, attempt: Any) -> tuple[dict[str, Any], list[LoweringFinding]]:
     """Opset, op count, model size; and `onnx.checker`'s verdict when the weights are real."""
     model = onnx_program.model
     facts: dict[str, Any] = {"opset": model.opset_imports.get("", None), "ops": sum(1 for _ in model.graph)}
-    findings: list[TargetFinding] = []
+    findings: list[LoweringFinding] = []
     if no_values(onnx_program.exported_program, attempt):
         return facts, findings  # no weights to serialise; numeric.py says so
     import onnx

@@ -1,4 +1,4 @@
-"""The on-demand target commands through the real server (lsp/target_commands.py): "Save as ONNX"
+"""The on-demand target commands through the real server (lsp/lowering_commands.py): "Save as ONNX"
 writes a model onnx reads back; "Compile with AOTInductor" publishes its refusal on the user's line."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import onnx
 
-from tests.targets import int_op
+from tests.lowerings import int_op
 
 from .conftest import Session, line_of
 from .models import DYNAMIC

@@ -12,20 +12,20 @@ import { ServerCommand, type CompileAotiResult, type SavePt2Result } from './pro
 import { classAt } from './pySource';
 import { runStoppable } from './stoppable';
 
-export const TargetCommand = {
+export const LoweringCommand = {
   compileAoti: 'exportlens.compileWithAoti',
   saveOnnx: 'exportlens.saveOnnxAs',
 } as const;
 
-export class TargetCommands {
+export class LoweringCommands {
   constructor(private readonly deps: { manager: ServerManager; commands: Commands; log: vscode.LogOutputChannel }) {}
 
   register(): vscode.Disposable[] {
     return [
-      vscode.commands.registerCommand(TargetCommand.compileAoti, (uri?: vscode.Uri | string, module?: string) =>
+      vscode.commands.registerCommand(LoweringCommand.compileAoti, (uri?: vscode.Uri | string, module?: string) =>
         this.compileAoti(uri, module),
       ),
-      vscode.commands.registerCommand(TargetCommand.saveOnnx, (uri?: vscode.Uri, target?: vscode.Uri) =>
+      vscode.commands.registerCommand(LoweringCommand.saveOnnx, (uri?: vscode.Uri, target?: vscode.Uri) =>
         this.saveOnnx(uri, target),
       ),
     ];

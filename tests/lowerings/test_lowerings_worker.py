@@ -14,8 +14,8 @@ from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
 from tests.custom_ops import scale_op
+from tests.lowerings import MLP, needs_onnx
 from tests.paths import ROOT
-from tests.targets import MLP, needs_onnx
 
 NET = """
 
@@ -46,7 +46,7 @@ WRONG = """
 
 
 async def _check(engine: Engine, path: str, *targets: str) -> FileResult:
-    options = CheckOptions(roots=[str(Path(path).parent)], targets=("export", *targets))
+    options = CheckOptions(roots=[str(Path(path).parent)], lowerings=("export", *targets))
     return await check_file(engine, path, None, options)
 
 
@@ -64,8 +64,8 @@ async def test_a_custom_op_without_translation_is_refused_by_onnx_and_core_aten_
     core = only(result, "core-aten-op")
     assert core.range.start.line == line and core.message.startswith("Core ATen: `el_none.scale.default`")
     (module,) = result.modules
-    assert [t["target"] for t in module.targets] == ["core-aten", "onnx"]
-    assert [t["ok"] for t in module.targets] == [False, False]
+    assert [t["target"] for t in module.lowerings] == ["core-aten", "onnx"]
+    assert [t["ok"] for t in module.lowerings] == [False, False]
 
 
 @needs_onnx
@@ -85,7 +85,7 @@ async def test_a_dynamic_dim_is_kept_through_onnx_and_checked_at_a_second_size(e
     result = await _check(engine, path, "core-aten", "onnx")
     assert result.diagnostics == []
     (module,) = result.modules
-    onnx = next(t for t in module.targets if t["target"] == "onnx")
+    onnx = next(t for t in module.lowerings if t["target"] == "onnx")
     assert onnx["ok"] is True
     facts = onnx["facts"]
     assert facts["opset"] >= 18 and facts["ops"] >= 3 and facts["model_bytes"] > 4 * (8 * 32 + 32 * 4)
@@ -104,7 +104,7 @@ async def test_a_custom_op_is_outside_core_aten_on_every_torch(engine: Engine, w
 async def test_export_only_runs_no_lowering(engine: Engine, write) -> None:
     path = write("mlp.py", MLP)
     result = await _check(engine, path)
-    assert result.modules[0].targets == [] and result.diagnostics == []
+    assert result.modules[0].lowerings == [] and result.diagnostics == []
 
 
 def torch_without_onnx(folder: Path) -> str:
@@ -169,7 +169,7 @@ async def test_fake_device_code_exports_to_onnx_and_says_its_numbers_were_not_co
     assert "as fake tensors on a device" in info.message
     assert [d.code for d in result.diagnostics] == ["target-not-run"]
     (called,) = [m for m in result.modules if m.inputs == "export-call"]  # the file's own call, on "cuda"
-    assert called.targets[0]["ok"] is True and called.targets[0]["facts"]["numeric_checks"] == []
+    assert called.lowerings[0]["ok"] is True and called.lowerings[0]["facts"]["numeric_checks"] == []
 
 
 @needs_onnx

@@ -1,7 +1,7 @@
-"""workspace/executeCommand for the targets a check does not run (issue 17, docs/targets.md).
+"""workspace/executeCommand for the lowerings a check does not run (issue 17, docs/targets.md).
 
 - `exportlens.compileAoti(uri, module)` → {module, status, ok, seconds, facts, findings}: export
-  the module and compile it with AOTInductor (targets.ON_DEMAND: tens of seconds, its own
+  the module and compile it with AOTInductor (lowerings.ON_DEMAND: tens of seconds, its own
   timeout); its findings join the module's diagnostics until the next check replaces them.
 - `exportlens.cancelAoti(uri, module)` → {cancelled}: stops that compile; the engine kills the job's
   child, the worker lives on, and the compile answers status "cancelled".  Its own command, as
@@ -39,13 +39,13 @@ def register(server: ExportLensServer) -> None:
         if not ls.trusted:
             raise trust.refused()
         snap = ls.session.snapshot(uri)
-        target = snap.target(module)
-        if target is None or target.inputs_kind == "none" or target.part_of is not None:
+        subject = snap.subject(module)
+        if subject is None or subject.inputs_kind == "none" or subject.part_of is not None:
             raise ValueError(f"no module {module!r} with example inputs in {uri}")
         options = snap.options()
         # One tracer: "both" would compile twice.
         mode = "non-strict" if options.mode == "both" else options.mode
-        options = dataclasses.replace(options, mode=mode, targets=("export", "aoti"), on_demand=True)
+        options = dataclasses.replace(options, mode=mode, lowerings=("export", "aoti"), on_demand=True)
         task = asyncio.current_task()
         if task is not None:
             running[(uri, module)] = task
@@ -60,7 +60,7 @@ def register(server: ExportLensServer) -> None:
         findings = [f for f in result.diagnostics if f.module == module]
         modules = [m for m in result.modules if m.name == module]
         ls.scheduler.publisher.record(snap, module, modules, findings)
-        lowered = next((t for m in modules for t in m.targets if t.get("target") == "aoti"), {})
+        lowered = next((t for m in modules for t in m.lowerings if t.get("target") == "aoti"), {})
         return {
             "module": module,
             "status": modules[0].status if modules else "skipped",

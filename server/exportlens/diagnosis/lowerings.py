@@ -1,8 +1,8 @@
 """A clean export's lowerings (worker/lowering/) -> findings on the user's lines (docs/targets.md).
 
-Generic over targets: each `TargetFinding` lands on the innermost workspace frame of its graph
+Generic over targets: each `LoweringFinding` lands on the innermost workspace frame of its graph
 node's stack trace, with the outer user frames and the library frame inside them as related
-locations; without one, on the module (the export call, else the class).  A target that did not
+locations; without one, on the module (the export call, else the class).  A lowering that did not
 run says why as one information finding; a lowering's own error goes to the log only.
 """
 
@@ -13,46 +13,47 @@ from typing import Any
 
 from ..codes import CODES, url_for
 from ..findings import Finding, Range, Related
+from ..worker.records import LoweringFinding, LoweringResult
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 
 log = logging.getLogger("exportlens.diagnosis")
 
-# How each target is named in a message: "ONNX: no translation for ...".
+# How each lowering is named in a message: "ONNX: no translation for ...".
 LABELS = {"export": "torch.export", "core-aten": "Core ATen", "onnx": "ONNX", "aoti": "AOTInductor"}
 NOT_RUN = "target-not-run"
 
 
-def label(target: str) -> str:
-    return LABELS.get(target, target)
+def label(lowering: str) -> str:
+    return LABELS.get(lowering, lowering)
 
 
-def target_findings(results: list[dict[str, Any]], ctx: DiagnosisContext) -> list[Finding]:
+def lowering_findings(results: list[LoweringResult], ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     findings: list[Finding] = []
     for result in results:
-        target = str(result.get("target", ""))
+        lowering = result["target"]
         if internal := result.get("internal"):
-            log.warning("%s: the %s check failed in ExportLens: %s", ctx.module, target, internal)
+            log.warning("%s: the %s check failed in ExportLens: %s", ctx.module, lowering, internal)
         if skipped := result.get("skipped"):
-            findings.append(_on_module(NOT_RUN, f"{label(target)}: not checked: {skipped}", ctx, target))
+            findings.append(_on_module(NOT_RUN, f"{label(lowering)}: not checked: {skipped}", ctx, lowering))
         for raw in result.get("findings") or []:
-            finding = _one(raw, target, ctx, sources)
+            finding = _one(raw, lowering, ctx, sources)
             if finding is not None:
                 findings.append(finding)
     return findings
 
 
-def _one(raw: dict[str, Any], target: str, ctx: DiagnosisContext, sources: Sources) -> Finding | None:
+def _one(raw: LoweringFinding, lowering: str, ctx: DiagnosisContext, sources: Sources) -> Finding | None:
     code = str(raw.get("code", ""))
     if code not in CODES:  # the worker's code and this registry disagree: ExportLens's bug
-        log.warning("%s: %s finding with an unregistered code %r: %s", ctx.module, target, code, raw)
+        log.warning("%s: %s finding with an unregistered code %r: %s", ctx.module, lowering, code, raw)
         return None
-    message = f"{label(target)}: {raw.get('message', '')}"
+    message = f"{label(lowering)}: {raw.get('message', '')}"
     frames = list(raw.get("frames") or [])
     user = workspace_frames(frames, ctx)
     if not user:
-        return _on_module(code, message, ctx, target, raw)
+        return _on_module(code, message, ctx, lowering, raw)
     places = [sources.place(f) for f in user]
     culprit = places[-1]
     related = related_chain(places, culprit, ctx)
@@ -60,26 +61,30 @@ def _one(raw: dict[str, Any], target: str, ctx: DiagnosisContext, sources: Sourc
     if library is not None:
         where = sources.place(library)
         related.append(Related(where.path, where.range, f"inside `{short_path(where.path)}`"))
-    return _finding(code, message, ctx, target, raw, (culprit.path, culprit.range), related)
+    return _finding(code, message, ctx, lowering, raw, (culprit.path, culprit.range), related)
 
 
 def _on_module(
-    code: str, message: str, ctx: DiagnosisContext, target: str, raw: dict[str, Any] | None = None
+    code: str, message: str, ctx: DiagnosisContext, lowering: str, raw: LoweringFinding | None = None
 ) -> Finding:
-    return _finding(code, message, ctx, target, raw or {}, (ctx.path, ctx.anchor), [])
+    return _finding(code, message, ctx, lowering, raw or {}, (ctx.path, ctx.anchor), [])
 
 
 def _finding(
     code: str,
     message: str,
     ctx: DiagnosisContext,
-    target: str,
-    raw: dict[str, Any],
+    lowering: str,
+    raw: LoweringFinding,
     where: tuple[str, Range],
     related: list[Related],
 ) -> Finding:
-    # Machine-readable data: the target, and the graph node and op when there is one.
-    fix = {"target": target, **{k: raw[k] for k in ("node", "op") if raw.get(k)}}
+    # Machine-readable data: the target (the JSON's word, as the setting's), the graph node and op.
+    fix: dict[str, Any] = {"target": lowering}
+    if node := raw.get("node"):
+        fix["node"] = node
+    if op := raw.get("op"):
+        fix["op"] = op
     return Finding(
         path=where[0],
         range=where[1],

@@ -7,20 +7,20 @@ from __future__ import annotations
 
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
+from tests.lowerings import needs_onnx
 from tests.paths import ROOT
-from tests.targets import needs_onnx
 
 SCRIPT = ROOT / "tests/data/realcode/corpus/td3/export_td3.py"
 
 
 @needs_onnx
 async def test_td3_lowers_to_core_aten_and_onnx_and_matches_eager(engine: Engine) -> None:
-    options = CheckOptions(roots=[str(SCRIPT.parent)], targets=("export", "core-aten", "onnx"))
+    options = CheckOptions(roots=[str(SCRIPT.parent)], lowerings=("export", "core-aten", "onnx"))
     result = await check_file(engine, str(SCRIPT), None, options)
     assert result.diagnostics == []
     assert sorted(m.name for m in result.modules) == ["Actor", "Critic"]
     for module in result.modules:
         assert module.status == "exported"
-        verdicts = {t["target"]: t for t in module.targets}
+        verdicts = {t["target"]: t for t in module.lowerings}
         assert [verdicts[t]["ok"] for t in ("core-aten", "onnx")] == [True, True], module.name
         assert len(verdicts["onnx"]["facts"]["numeric_checks"]) == 2, module.name  # and a second batch size

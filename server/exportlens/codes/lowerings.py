@@ -1,6 +1,6 @@
 """Codes of a lowering after a clean export: the program does not go where it ships (issue 17).
 
-Made by the child's lowering (`worker/lowering/`), placed by `diagnosis/targets.py`; each
+Made by the child's lowering (`worker/lowering/`), placed by `diagnosis/lowerings.py`; each
 message names the target that refused ("ONNX: ...").  docs/targets.md says what each checks.
 """
 

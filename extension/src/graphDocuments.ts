@@ -31,7 +31,7 @@ function parse(uri: vscode.Uri): GraphKey {
   return { source: query.get('uri') ?? '', module: query.get('module') ?? '' };
 }
 
-export class GraphView implements vscode.TextDocumentContentProvider, vscode.Disposable {
+export class GraphDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   /** The last explicit export of a module, by graph URI: shown until the next refresh. */

@@ -1,12 +1,12 @@
-"""Where a program goes after `torch.export`: the one declaration of the targets (issue 17).
+"""Where a program goes after `torch.export`: the one declaration of the lowerings (issue 17).
 
-The setting `exportlens.targets`, the CLI's `--target` and the job's `targets` all take these
-names; docs/targets.md says what each checks.
+The setting `exportlens.targets`, the CLI's `--target` and the job's `targets` (the words users and
+the wire see) all take these names; docs/targets.md says what each checks.
 """
 
 from __future__ import annotations
 
-TARGETS = ("export", "core-aten", "onnx", "aoti")
+LOWERINGS = ("export", "core-aten", "onnx", "aoti")
 # Cheap enough to run on every check once enabled; `aoti` compiles C++: a command / CLI flag only.
 ON_CHECK = ("export", "core-aten", "onnx")
 ON_DEMAND = ("aoti",)

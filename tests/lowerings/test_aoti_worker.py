@@ -12,14 +12,14 @@ from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
-from tests.targets import MLP, int_op
+from tests.lowerings import MLP, int_op
 from tests.worker_torch import WorkerTorch
 
 INT_OP = int_op("el_aoti")
 
 
 async def _aoti(engine: Engine, path: str) -> FileResult:
-    options = CheckOptions(roots=[str(Path(path).parent)], targets=("export", "aoti"), on_demand=True)
+    options = CheckOptions(roots=[str(Path(path).parent)], lowerings=("export", "aoti"), on_demand=True)
     return await check_file(engine, path, None, options)
 
 
@@ -30,7 +30,7 @@ async def test_a_small_model_compiles_and_its_package_runs_as_eager(
     result = await _aoti(engine, path)
     assert result.diagnostics == [], [(d.code, d.message) for d in result.diagnostics]
     (module,) = result.modules
-    (aoti,) = module.targets
+    (aoti,) = module.lowerings
     assert aoti["target"] == "aoti" and aoti["ok"] is True
     facts = aoti["facts"]
     assert facts["package_bytes"] > 4 * (8 * 32 + 32 * 4) and facts["compile_seconds"] > 0
@@ -59,7 +59,7 @@ async def test_a_custom_op_inductor_cannot_compile_is_refused_on_its_line(engine
     assert refused.severity == "error"
     assert refused.message.startswith("AOTInductor: cannot compile the program at `el_aoti.count.default`")
     assert "Unsupported return type" in refused.message
-    assert result.modules[0].targets[0]["ok"] is False
+    assert result.modules[0].lowerings[0]["ok"] is False
 
 
 async def test_a_cancelled_compile_kills_its_child_and_the_worker_goes_on(engine: Engine, write) -> None:
