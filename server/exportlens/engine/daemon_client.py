@@ -34,6 +34,7 @@ from .daemon_paths import (
     secure_folder,
     socket_file_ok,
 )
+from .in_flight import JobsInFlight
 from .process import STARTUP_TIMEOUT, STREAM_LIMIT, WorkerError
 
 log = logging.getLogger("exportlens.daemon")
@@ -59,9 +60,7 @@ class DaemonWorker:
         self.last_heard = time.monotonic()
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._pending: dict[int, asyncio.Future[protocol.JobAnswer]] = {}
-        self._on_partial: dict[int, Callable[[protocol.JobAnswer], None]] = {}
-        self._trees: dict[int, ModuleTree] = {}
+        self._jobs = JobsInFlight()
         self._task: asyncio.Task[None] | None = None
         self._closed = True
 
@@ -180,7 +179,7 @@ class DaemonWorker:
         except (ConnectionError, ValueError):
             pass
         self._closed = True
-        self._fail_pending("the export worker exited")
+        self._jobs.fail_all("the export worker exited")
 
     def _handle(self, line: bytes) -> None:
         if line.startswith(b'{"daemon"'):
@@ -194,31 +193,9 @@ class DaemonWorker:
             log.exception("a line from the worker daemon is not a message: ignored")
             return
         if message["event"] == "partial":
-            if "tree" in message:
-                self._trees[message["id"]] = message["tree"]
-            callback = self._on_partial.get(message["id"])
-            if callback is not None and "answer" in message:
-                try:
-                    callback(message["answer"])
-                except Exception:  # a listener's bug must not stop the results
-                    log.exception("handling an early report failed")
+            self._jobs.partial(message)
         elif message["event"] == "result":
-            self._on_partial.pop(message["id"], None)
-            self._trees.pop(message["id"], None)
-            future = self._pending.pop(message["id"], None)
-            if future and not future.done():
-                future.set_result(message["answer"])
-
-    def _fail_pending(self, why: str) -> None:
-        self._on_partial.clear()
-        pending, self._pending = self._pending, {}
-        trees, self._trees = self._trees, {}
-        for job_id, future in pending.items():
-            if not future.done():
-                answer: protocol.JobAnswer = {"status": "crashed", "worker_died": True, "reason": why}
-                if job_id in trees:
-                    answer["tree"] = trees[job_id]
-                future.set_result(answer)
+            self._jobs.result(message)
 
     def send(self, message: protocol.ToWorker) -> None:
         if not self.alive or self._writer is None:
@@ -228,20 +205,17 @@ class DaemonWorker:
     def submit(
         self, wire_job: protocol.JobMessage, on_partial: Callable[[protocol.JobAnswer], None] | None = None
     ) -> asyncio.Future[protocol.JobAnswer]:
-        future: asyncio.Future[protocol.JobAnswer] = asyncio.get_running_loop().create_future()
-        self._pending[wire_job["id"]] = future
-        if on_partial is not None:
-            self._on_partial[wire_job["id"]] = on_partial
+        future = self._jobs.add(wire_job["id"], on_partial)
         # The daemon's worker runs where, and with the environment, it was started: the child
         # runs where this client does, with its environment.
         self.send({"op": "job", "job": {**wire_job, "cwd": os.getcwd(), "env": dict(os.environ)}})
         return future
 
     def built(self, job_id: int) -> ModuleTree | None:
-        return self._trees.get(job_id)
+        return self._jobs.built(job_id)
 
     def cancel(self, job_id: int) -> None:
-        self._on_partial.pop(job_id, None)
+        self._jobs.unlisten(job_id)
         if self.alive:
             self.send({"op": "cancel", "id": job_id})
 
@@ -261,7 +235,7 @@ class DaemonWorker:
         if self._task is not None:
             self._task.cancel()
             self._task = None
-        self._fail_pending("the export worker was stopped")
+        self._jobs.fail_all("the export worker was stopped")
 
 
 async def _connect(paths: DaemonPaths) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:

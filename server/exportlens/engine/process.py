@@ -24,6 +24,7 @@ from ..worker import protocol
 from ..worker.records import ModuleTree
 from ..worker.spare import FORKED_LINE
 from ..worker.warmup import WARM_LINE
+from .in_flight import JobsInFlight
 
 log = logging.getLogger("exportlens.worker")
 
@@ -84,9 +85,7 @@ class WorkerProcess:
         self.spares_forked = 0
         self.info: protocol.ReadyEvent | None = None
         self._proc: asyncio.subprocess.Process | _Adopted | None = None
-        self._pending: dict[int, asyncio.Future[protocol.JobAnswer]] = {}
-        self._on_partial: dict[int, Callable[[protocol.JobAnswer], None]] = {}
-        self._trees: dict[int, ModuleTree] = {}  # what each running job exports, once built
+        self._jobs = JobsInFlight()
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         # Set when the worker's stdout ends: it is dead even before asyncio has reaped it and
@@ -166,25 +165,11 @@ class WorkerProcess:
                 log.exception("a line from the worker is not a message: ignored")
                 continue
             if message["event"] == "partial":
-                self._partial(message)
+                self._jobs.partial(message)
             elif message["event"] == "result":
-                self._on_partial.pop(message["id"], None)
-                self._trees.pop(message["id"], None)
-                future = self._pending.pop(message["id"], None)
-                if future and not future.done():
-                    future.set_result(message["answer"])
+                self._jobs.result(message)
         self._stdout_closed = True
-        self._fail_pending("the export worker exited")
-
-    def _partial(self, message: protocol.PartialEvent) -> None:
-        if "tree" in message:
-            self._trees[message["id"]] = message["tree"]
-        callback = self._on_partial.get(message["id"])
-        if callback is not None and "answer" in message:
-            try:
-                callback(message["answer"])
-            except Exception:  # a listener's bug must not stop the results
-                log.exception("handling an early report failed")
+        self._jobs.fail_all("the export worker exited")
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
@@ -196,17 +181,6 @@ class WorkerProcess:
             self._stderr_tail.append(text)
             log.debug("%s", text)
 
-    def _fail_pending(self, why: str) -> None:
-        self._on_partial.clear()
-        pending, self._pending = self._pending, {}
-        trees, self._trees = self._trees, {}
-        for job_id, future in pending.items():
-            if not future.done():
-                answer: protocol.JobAnswer = {"status": "crashed", "worker_died": True, "reason": why}
-                if job_id in trees:  # it was built: its export covers these classes (covered.py)
-                    answer["tree"] = trees[job_id]
-                future.set_result(answer)
-
     def send(self, message: protocol.ToWorker) -> None:
         if not self.alive or self._proc is None or self._proc.stdin is None:
             raise WorkerError("the worker is not running")
@@ -216,19 +190,16 @@ class WorkerProcess:
         self, wire_job: protocol.JobMessage, on_partial: Callable[[protocol.JobAnswer], None] | None = None
     ) -> asyncio.Future[protocol.JobAnswer]:
         """Send a job; `on_partial` gets its early reports (a failure's first finding)."""
-        future: asyncio.Future[protocol.JobAnswer] = asyncio.get_running_loop().create_future()
-        self._pending[wire_job["id"]] = future
-        if on_partial is not None:
-            self._on_partial[wire_job["id"]] = on_partial
+        future = self._jobs.add(wire_job["id"], on_partial)
         self.send({"op": "job", "job": wire_job})
         return future
 
     def built(self, job_id: int) -> ModuleTree | None:
         """What a running job exports, once its child has built it."""
-        return self._trees.get(job_id)
+        return self._jobs.built(job_id)
 
     def cancel(self, job_id: int) -> None:
-        self._on_partial.pop(job_id, None)  # whoever cancels wants nothing more from it
+        self._jobs.unlisten(job_id)
         if self.alive:
             self.send({"op": "cancel", "id": job_id})
 
@@ -245,7 +216,7 @@ class WorkerProcess:
         for task in self._tasks:
             task.cancel()
         self._tasks = []
-        self._fail_pending("the export worker was stopped")
+        self._jobs.fail_all("the export worker was stopped")
 
     async def close(self) -> None:
         """Graceful: close stdin (the worker finishes up and exits), then make sure."""
