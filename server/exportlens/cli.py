@@ -13,9 +13,9 @@ from typing import Any
 
 from . import __version__
 from .check.jobs import MODES, CheckOptions
-from .check.passes import as_configured
 from .check.plan import PlannedFile, plan_file
 from .check.sites import SiteIndex
+from .check.suppression import as_configured
 from .codes import registered
 from .config.files import walk
 from .config.project import Project, project_of
@@ -284,7 +284,7 @@ async def _check(
         result = await check_planned(engine, planned)
     # What the user configured (suppression comments, ignore, severity): after the store, which
     # keeps what the check found.
-    result.diagnostics = as_configured(result.diagnostics, planned.doc, settings)
+    (result.diagnostics,) = as_configured(planned.doc, settings, result.diagnostics)
     return result
 
 

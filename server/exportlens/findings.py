@@ -152,3 +152,8 @@ class FileResult:
             "modules": [m.to_json() for m in self.modules],
             "diagnostics": [d.to_json() for d in self.diagnostics],
         }
+
+
+def by_position(findings: list[Finding]) -> list[Finding]:
+    """The order findings are shown in: by line, column, code."""
+    return sorted(findings, key=lambda d: (d.range.start.line, d.range.start.character, d.code))

@@ -3,7 +3,7 @@
 A module's findings start as what its jobs' outcomes say (`diagnosed`: a failure diagnosed, what
 a clean export baked in or a lowering refused, a crash, a timeout), then go through
 `MODULE_PASSES` in order; the file's findings, all modules' together, through `FILE_PASSES`;
-what is shown of them, through `as_configured` (suppression.py: comments, ignore, severity).
+what is shown of them, through suppression.py's `as_configured` (comments, ignore, severity).
 A new pass is a function added to one list, at the place its order needs.
 """
 
@@ -12,20 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..config.settings import Settings
 from ..diagnosis import DiagnosisContext, diagnose
 from ..diagnosis.baked.confirm import baked_findings
 from ..diagnosis.compiled import compile_findings
 from ..diagnosis.lowerings import lowering_findings
 from ..discovery import Subject
-from ..document import Document
 from ..engine import JobOutcome
-from ..findings import Finding
+from ..findings import Finding, by_position
 from .guessed import soften_guessed
 from .merge import merge_tracers
 from .outcomes import outcome_findings
 from .parts import RecordedPart, part_findings
-from .suppression import CONFIGURED_PASSES, unknown_codes
 
 
 @dataclass
@@ -108,10 +105,6 @@ def once_per_file(findings: list[Finding]) -> list[Finding]:
     return kept
 
 
-def by_position(findings: list[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda d: (d.range.start.line, d.range.start.character, d.code))
-
-
 FilePass = Callable[[list[Finding]], list[Finding]]
 FILE_PASSES: tuple[FilePass, ...] = (once_per_file, by_position)
 
@@ -120,16 +113,3 @@ def file_findings(findings: list[Finding]) -> list[Finding]:
     for step in FILE_PASSES:
         findings = step(findings)
     return findings
-
-
-def as_configured(
-    findings: list[Finding], doc: Document, settings: Settings, notes: bool = True
-) -> list[Finding]:
-    """What is shown of a file's findings: suppression.py's `CONFIGURED_PASSES` in order (the
-    CLI after its results store, the editor when it publishes), then by position. `notes`: with
-    what the file's comments say themselves (their unknown codes); the editor's stale and cached
-    findings, shown beside the current ones, go without."""
-    for step in CONFIGURED_PASSES:
-        if notes or step is not unknown_codes:
-            findings = step(findings, doc, settings)
-    return by_position(findings)

@@ -16,10 +16,9 @@ from collections.abc import Awaitable
 
 from ..document import Document
 from ..engine import Engine
-from ..findings import FileResult
+from ..findings import FileResult, by_position
 from .elsewhere import Checked, check_elsewhere
 from .jobs import CheckOptions
-from .passes import by_position
 from .plan import Placement, PlannedFile
 from .run import EarlyReport, check_document
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..codes import CODES, url_for
 from ..config.settings import Settings
 from ..document import Document
-from ..findings import Finding, Range
+from ..findings import Finding, Range, by_position
 from ..textpos import utf16_len
 
 COMMENT = re.compile(r"#\s*exportlens:\s*ignore(?:\[(?P<codes>[^\]]*)\])?\s*$")
@@ -57,28 +57,41 @@ def comments(text: str) -> dict[int, IgnoreComment]:
     return found
 
 
-def ignored_on_line(findings: list[Finding], doc: Document, settings: Settings) -> list[Finding]:
+@dataclass(frozen=True)
+class Configured:
+    """What the user configured for one file, read once per publish or CLI result."""
+
+    path: str
+    marks: dict[int, IgnoreComment]  # the file's ignore comments by 0-based line
+    ignore: frozenset[str]  # the `ignore` setting
+    levels: dict[str, str]  # the `severity` setting
+
+    @staticmethod
+    def of(doc: Document, settings: Settings) -> Configured:
+        return Configured(doc.path, comments(doc.text), frozenset(settings.ignore), dict(settings.severity))
+
+
+def ignored_on_line(findings: list[Finding], said: Configured) -> list[Finding]:
     """A finding on a line whose comment names its code (or all) is not shown."""
-    marks = comments(doc.text)
-    if not marks:
+    if not said.marks:
         return findings
-    return [f for f in findings if not _silenced(f, doc, marks)]
+    return [f for f in findings if not _silenced(f, said)]
 
 
-def _silenced(finding: Finding, doc: Document, marks: dict[int, IgnoreComment]) -> bool:
-    mark = marks.get(finding.range.start.line) if finding.path == doc.path else None
+def _silenced(finding: Finding, said: Configured) -> bool:
+    mark = said.marks.get(finding.range.start.line) if finding.path == said.path else None
     return mark is not None and (ALL in mark.codes or finding.code in mark.codes)
 
 
-def unknown_codes(findings: list[Finding], doc: Document, settings: Settings) -> list[Finding]:
+def unknown_codes(findings: list[Finding], said: Configured) -> list[Finding]:
     """Each comment's unknown codes: a warning on the comment."""
-    said = []
-    for mark in comments(doc.text).values():
+    notes = []
+    for mark in said.marks.values():
         if mark.unknown:
             names = ", ".join(f"`{c}`" for c in mark.unknown)
-            said.append(
+            notes.append(
                 Finding(
-                    doc.path,
+                    said.path,
                     Range.of(mark.line, mark.start, mark.line, mark.end),
                     "warning",
                     "unknown-ignore-code",
@@ -87,24 +100,23 @@ def unknown_codes(findings: list[Finding], doc: Document, settings: Settings) ->
                     url=url_for("unknown-ignore-code"),
                 )
             )
-    return findings + said
+    return findings + notes
 
 
-def ignored_codes(findings: list[Finding], doc: Document, settings: Settings) -> list[Finding]:
+def ignored_codes(findings: list[Finding], said: Configured) -> list[Finding]:
     """The `ignore` setting: these codes are never shown."""
-    if not settings.ignore:
+    if not said.ignore:
         return findings
-    return [f for f in findings if f.code not in settings.ignore]
+    return [f for f in findings if f.code not in said.ignore]
 
 
-def with_severity(findings: list[Finding], doc: Document, settings: Settings) -> list[Finding]:
+def with_severity(findings: list[Finding], said: Configured) -> list[Finding]:
     """The `severity` setting: a code's level instead of its own; "off" is not shown."""
-    levels = dict(settings.severity)
-    if not levels:
+    if not said.levels:
         return findings
     shown = []
     for finding in findings:
-        level = levels.get(finding.code)
+        level = said.levels.get(finding.code)
         if level is None:
             shown.append(finding)
         elif level != "off":
@@ -112,5 +124,22 @@ def with_severity(findings: list[Finding], doc: Document, settings: Settings) ->
     return shown
 
 
-ConfiguredPass = Callable[[list[Finding], Document, Settings], list[Finding]]
+ConfiguredPass = Callable[[list[Finding], Configured], list[Finding]]
 CONFIGURED_PASSES: tuple[ConfiguredPass, ...] = (ignored_on_line, unknown_codes, ignored_codes, with_severity)
+
+
+def as_configured(
+    doc: Document, settings: Settings, findings: list[Finding], *beside: list[Finding]
+) -> list[list[Finding]]:
+    """What is shown of a file's findings (the CLI's after its results store, the editor's when it
+    publishes): `CONFIGURED_PASSES` in order, then by position; each list of `beside` (the
+    editor's stale and cached findings, shown beside the current ones) the same, less what the
+    file's comments say themselves (their unknown codes, said once with `findings`)."""
+    said = Configured.of(doc, settings)
+    shown = []
+    for number, listed in enumerate((findings, *beside)):
+        for step in CONFIGURED_PASSES:
+            if number == 0 or step is not unknown_codes:
+                listed = step(listed, said)
+        shown.append(by_position(listed))
+    return shown

@@ -12,8 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..check.passes import as_configured
-from ..document import Document
+from ..check.suppression import as_configured
 from ..findings import Finding, ModuleResult, Range
 from ..textpos import utf16_len
 from .session import Snapshot
@@ -27,10 +26,15 @@ class Publisher:
     def __init__(self, ls: ExportLensServer) -> None:
         self.ls = ls
 
-    def publish(self, state: FileState, doc: Document, keys: Mapping[str, str], stale: bool = False) -> None:
-        """Publish for `doc`; `stale`: also every cached module's findings, marked stale."""
+    def publish(
+        self, state: FileState, snap: Snapshot, keys: Mapping[str, str] | None = None, stale: bool = False
+    ) -> None:
+        """Publish for the snapshot's document: the results of `keys` (default: the snapshot's;
+        none shown with `{}`); `stale`: also every cached module's findings, marked stale."""
+        doc = snap.document
         if not self.ls.session.is_current(doc):
             return  # the buffer moved on (or closed): these results are for an older text
+        keys = snap.keys if keys is None else keys
         findings = list(state.static)
         old: list[Finding] = []
         restored: list[Finding] = []
@@ -41,14 +45,10 @@ class Publisher:
                 old += [f for f in entry.findings if f.path == state.path]
         if old:
             old = [f for f in old if inside(f.range, doc.text)]
-        # What the user configured (ignore comments, `ignore`, `severity`: check/suppression.py).
-        snap = self.ls.session.snapshot(state.uri)
         if snap.skipped is not None:
             findings, old, restored = [], [], []
-        else:
-            findings = as_configured(findings, doc, snap.settings)
-            old = as_configured(old, doc, snap.settings, notes=False)
-            restored = as_configured(restored, doc, snap.settings, notes=False)
+        else:  # what the user configured (ignore comments, `ignore`, `severity`)
+            findings, old, restored = as_configured(doc, snap.settings, findings, old, restored)
         # A module's early first failure is often all it has: its final result changes nothing.
         seen = repr((doc.version, findings, old, restored))
         if seen == state.last_published:
@@ -62,7 +62,7 @@ class Publisher:
             return
         state = self.ls.session.file(snap.uri)
         state.entries[name] = ModuleEntry(snap.keys[name], results, findings, snap.document.version)
-        self.publish(state, snap.document, snap.keys)
+        self.publish(state, snap)
 
 
 def inside(where: Range, source: str) -> bool:

@@ -76,7 +76,8 @@ class Scheduler:
             await asyncio.sleep(delay)
         if self.session.doc_version(state.uri) != version:
             return
-        snap = self.session.snapshot(state.uri)
+        await self._know_library(state, force)
+        snap = self.session.snapshot(state.uri)  # the one this check reads and hands on
         state.settings = snap.settings
         cancelled = False
         try:
@@ -92,7 +93,7 @@ class Scheduler:
                     message=f"ExportLens cannot export: {exc}",
                 )
             ]
-            self.publisher.publish(state, snap.document, {})
+            self.publisher.publish(state, snap, {})
         except Exception:
             log.exception("checking %s failed", state.uri)
         self.ls.notify_checked(state.uri, version, cancelled=cancelled)
@@ -102,26 +103,19 @@ class Scheduler:
         doc, publish = snap.document, self.publisher.publish
         changed, state.changed_lines = state.changed_lines, set()
         self.ls.publish_config_errors(snap.project)
-        if snap.trusted and snap.skipped is None and snap.uri.startswith("file:"):
-            if force:
-                # meanwhile: the probe, placing take ms, the worker seconds
-                self.engines.start_worker(snap.settings.python)
-            # the worker's interpreter's library folders (its probe, asked once per interpreter)
-            await self.ls.results.learn_library(snap.settings.python, self.session)
-            snap = self.session.snapshot(snap.uri)
         if snap.skipped is not None:
             self._skip(state, snap)
             return False
         if not snap.trusted:
             state.entries.clear()
             state.static = trust.static_findings(doc)
-            publish(state, doc, {})
+            publish(state, snap, {})
             return False
         found = doc.discovery
         if found.error is not None:
             # The last good results stay, marked stale, until the file parses again.
             state.static = [syntax_finding(doc.path, doc.source_text, found.error)]
-            publish(state, doc, {}, stale=True)
+            publish(state, snap, {}, stale=True)
             return False
         state.static = []
         keys = snap.keys
@@ -131,18 +125,31 @@ class Scheduler:
             state.placement = await asyncio.to_thread(self._placement, snap)
             state.context = await self.ls.results.context(snap)
             if self.ls.results.restore(state, doc, keys):
-                publish(state, doc, keys)  # last session's results, marked, while they are re-checked
+                publish(state, snap)  # last session's results, marked, while they are re-checked
         cached = {name: entry.key for name, entry in state.entries.items() if not entry.cached}
         first, rest = plan(found, keys, cached, state.placement.elsewhere(), changed, force)
         for batch in (first, rest):
             if batch and not await self._batch(state, snap, batch):
                 return True
             if batch:
-                publish(state, doc, keys)
+                publish(state, snap)
                 self.ls.results.keep(state, keys)
         if not first and not rest:
-            publish(state, doc, keys)
+            publish(state, snap)
         return False
+
+    async def _know_library(self, state: FileState, force: bool) -> None:
+        """Before the check's snapshot: the library folders of the file's interpreter (its probe,
+        asked once per interpreter), which tell whether the file is the user's code."""
+        session = self.session
+        if not (session.trusted and state.uri.startswith("file:")):
+            return
+        settings, project = session.settings_for(state.path)
+        if session.skipped(state.path, state.uri, settings, project) is not None:
+            return
+        if force:  # meanwhile: the probe, placing take ms, the worker seconds
+            self.engines.start_worker(settings.python)
+        await self.ls.results.learn_library(settings.python, session)
 
     def _skip(self, state: FileState, snap: Snapshot) -> None:
         """Not the user's code, excluded or disabled: nothing shown, nothing exported; said once."""
@@ -151,7 +158,7 @@ class Scheduler:
         state.skipped = snap.skipped
         state.entries.clear()
         state.static = []
-        self.publisher.publish(state, snap.document, {})
+        self.publisher.publish(state, snap, {})
         self.ls.refresh_lenses()
 
     def _placement(self, snap: Snapshot) -> Placement:
@@ -191,7 +198,7 @@ class Scheduler:
             here = [f for f in here if f.path == state.path]
             site = placement.sites.get(result.name)  # exported by another file's call (check/elsewhere.py)
             state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
-            self.publisher.publish(state, doc, keys)
+            self.publisher.publish(state, snap)
 
         try:
             message = "exporting " + ", ".join(sorted(names))
@@ -202,7 +209,7 @@ class Scheduler:
             if not state.cancelled & names:
                 raise  # superseded by a newer version
             log.info("export of %s cancelled by the user", ", ".join(sorted(names)))
-            self.publisher.publish(state, doc, keys)
+            self.publisher.publish(state, snap)
             return False
         finally:
             state.running -= names
@@ -225,7 +232,7 @@ class Scheduler:
         state, snap = self.session.file(uri), self.session.snapshot(uri)
         if not await self._batch(state, snap, [subject], progress=False):
             return "cancelled"
-        self.publisher.publish(state, snap.document, snap.keys)
+        self.publisher.publish(state, snap)
         return state.entries.get(subject.name)
 
     def cancel_export(self, uri: str, module: str) -> bool:
