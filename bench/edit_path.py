@@ -191,35 +191,13 @@ def serve_traced(version: int, out: str) -> None:
 
 
 # -- the client side -------------------------------------------------------------------------------
-SITE_MODEL = """
-import torch
-
-
-class Gate(torch.nn.Module):
-    def __init__(self, n):
-        super().__init__()
-        self.lin = torch.nn.Linear(n, n)
-
-    def forward(self, x):
-        y = self.lin(x)
-        if y.sum() > 0:
-            return y + 1
-        return -y
-"""
-SITE_SCRIPT = """
-import torch
-
-from model import Gate
-
-if __name__ == "__main__":
-    torch.export.export(Gate(16).eval(), (torch.randn(2, 16),))
-"""
 
 
 async def drive(checkout: Path, out: Path, scenario: str) -> None:
     sys.path.insert(0, str(ROOT))
     from pytest_lsp import ClientServerConfig, LanguageClient
     from tests.lsp.conftest import initialize, make_client, stop
+    from tests.shared_sources import EXPORT_GATE, GATE_MODEL
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp).resolve()
@@ -232,8 +210,8 @@ async def drive(checkout: Path, out: Path, scenario: str) -> None:
         settings = {"debounceMs": 0, "timeoutSeconds": 120} | ({"runOn": "save"} if saving else {})
         session = await initialize(client, root, settings)
         if saving:
-            session.write("export_gate.py", SITE_SCRIPT)
-        uri, text = session.write("model.py", SITE_MODEL if saving else MODEL)
+            session.write("export_gate.py", EXPORT_GATE)
+        uri, text = session.write("model.py", GATE_MODEL if saving else MODEL)
         opened = await session.open_uri(uri, text)
         assert any(d.code == "data-dependent-branch" for d in opened), opened
         line = next(i for i, s in enumerate(text.splitlines()) if s.startswith("            return "))

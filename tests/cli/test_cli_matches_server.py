@@ -25,34 +25,11 @@ from lsprotocol import types
 from tests.conftest import WORKER_PYTHON
 from tests.lsp.conftest import Session, start, stop
 from tests.paths import ROOT
+from tests.shared_sources import EXPORT_GATE, GATE_MODEL
 
 CORPUS = ROOT / "tests" / "data" / "realcode" / "corpus"
 CORPUS_CASES = ("mingpt", "nanogpt", "td3", "word_lm")
 TIMEOUT = 120  # per export, both sides: a busy machine must not make one side time out alone
-
-MODEL = """
-import torch
-
-
-class Gate(torch.nn.Module):
-    def __init__(self, n):
-        super().__init__()
-        self.lin = torch.nn.Linear(n, n)
-
-    def forward(self, x):
-        y = self.lin(x)
-        if y.sum() > 0:
-            return y
-        return -y
-"""
-EXPORT_GATE = """
-import torch
-
-from model import Gate
-
-if __name__ == "__main__":
-    torch.export.export(Gate(16).eval(), (torch.randn(2, 16),))
-"""
 
 Shown = tuple[Any, ...]  # one finding, as both sides show it
 
@@ -152,10 +129,10 @@ async def assert_same(root: Path) -> dict[Path, list[Shown]]:
 @pytest.mark.slow
 async def test_a_model_exported_from_a_script_in_another_file(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "model.py").write_text(MODEL.lstrip())
+    (tmp_path / "model.py").write_text(GATE_MODEL.lstrip())
     (tmp_path / "export_gate.py").write_text(EXPORT_GATE.lstrip())
     found = await assert_same(tmp_path)
-    culprit = MODEL.lstrip().splitlines().index("        if y.sum() > 0:")
+    culprit = GATE_MODEL.lstrip().splitlines().index("        if y.sum() > 0:")
     codes = [(shown[0][0], shown[3]) for shown in found[(tmp_path / "model.py").resolve()]]
     assert codes == [(culprit, "data-dependent-branch")], "the culprit line of model.py, in both"
 

@@ -21,23 +21,7 @@ import pytest
 from exportlens.engine import Engine
 from tests.conftest import check, line_of
 from tests.paths import ROOT
-
-NET = """
-    import torch
-    import torch.nn as nn
-
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(8, 8)
-
-        def forward(self, x):
-            y = self.fc(x)
-            if y.sum() > 0:
-                return y
-            return -y
-"""
+from tests.shared_sources import NET, RUNTIME_ONLY, TO_DEVICE
 
 
 def _exported(result: object) -> list[object]:
@@ -48,54 +32,13 @@ async def test_net_to_device_with_a_data_dependent_if_is_one_error_on_the_if_lin
     engine: Engine, write
 ) -> None:
     """Issue 26's case: the script's top level builds `model = Net().to(device)` and exports it."""
-    path = write(
-        "to_device.py",
-        NET
-        + """
-
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = Net().to(device)
-    x = torch.randn(2, 8, device=device)
-    torch.export.export(model, (x,))
-        """,
-    )
+    path = write("to_device.py", TO_DEVICE)
     result = await check(engine, path)
     (finding,) = result.diagnostics
     assert (finding.severity, finding.code) == ("error", "data-dependent-branch")
     assert finding.range.start.line == line_of(path, "if y.sum() > 0:")
     assert "refused `Net`" in finding.message and finding.module == "Net"
     assert [m.name for m in _exported(result)] == ["Net"]  # one job: no second export on a guess
-
-
-RUNTIME_ONLY = {
-    # a registry of constructors: only running tells what `create` returns
-    "registry": """
-    MODELS = {"small": lambda: Net()}
-
-
-    def create(name):
-        return MODELS[name]()
-
-
-    if __name__ == "__main__":
-        model = create("small").eval()
-        torch.export.export(model, (torch.randn(2, 8),))
-        """,
-    # a wrapper the script defines, exported through its attribute
-    "wrapper": """
-    if __name__ == "__main__":
-        class Wrapper(nn.Module):
-            def __init__(self, module):
-                super().__init__()
-                self.module = module
-
-            def forward(self, x):
-                return self.module(x)
-
-        wrapped = Wrapper(Net())
-        torch.export.export(wrapped.module, (torch.randn(2, 8),))
-        """,
-}
 
 
 @pytest.mark.parametrize("shape", list(RUNTIME_ONLY))

@@ -10,50 +10,11 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from tests.shared_sources import NET, RUNTIME_ONLY, TO_DEVICE
+
 from .conftest import Session, line_of
 
-NET = """
-    import torch
-    import torch.nn as nn
-
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = nn.Linear(8, 8)
-
-        def forward(self, x):
-            y = self.fc(x)
-            if y.sum() > 0:
-                return y
-            return -y
-"""
-TO_DEVICE = (
-    NET
-    + """
-
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = Net().to(device)
-    x = torch.randn(2, 8, device=device)
-    torch.export.export(model, (x,))
-"""
-)
-REGISTRY = (
-    NET
-    + """
-
-    MODELS = {"small": lambda: Net()}
-
-
-    def create(name):
-        return MODELS[name]()
-
-
-    if __name__ == "__main__":
-        model = create("small").eval()
-        torch.export.export(model, (torch.randn(2, 8),))
-"""
-)
+REGISTRY = NET + RUNTIME_ONLY["registry"]
 
 
 async def test_net_to_device_is_one_error_on_the_if_line_naming_net(server: Session) -> None:
