@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .codes import registered, url_for
-from .worker.records import ExportSummary, ModuleTree
+from .worker.records import ExportSummary, LoweringResult, ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
 InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "compile-call", "none"]
@@ -115,7 +115,7 @@ class ModuleResult:
     # Seconds per stage in the worker's child (fork, load, inputs, export, ...) and its peak RSS.
     timings: dict[str, float] = field(default_factory=dict)
     # Each lowering after the export (docs/targets.md): target, ok, seconds, facts, skipped.
-    lowerings: list[dict[str, Any]] = field(default_factory=list)
+    lowerings: list[LoweringResult] = field(default_factory=list)
     # The class the job exported and the workspace classes in it (covered.py); None: not known.
     tree: ModuleTree | None = None
     # A compile check's counts (graphs, breaks, recompiles, fullgraph); None: an export check.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,6 +19,7 @@ from ..discovery import REAL_INPUTS, Subject
 from ..document import Document
 from ..engine import Engine, JobOutcome
 from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
+from ..worker.records import LoweringResult
 from .compiled import with_compile_checks
 from .covered import Coverage, exported_as, exported_class, held_back, tree_of, unresolved, with_exporters
 from .guessed import soften_guessed
@@ -218,11 +219,19 @@ def compile_counts(outcome: JobOutcome | None) -> dict[str, Any] | None:
     }
 
 
-def lowering_facts(outcome: JobOutcome | None) -> list[dict[str, Any]]:
+def lowering_facts(outcome: JobOutcome | None) -> list[LoweringResult]:
     """Each lowering's verdict without its findings (those are diagnostics): hover, JSON, the cache."""
-    kept = ("target", "ok", "seconds", "facts", "skipped")
-    results: list[Mapping[str, Any]] = list(outcome.lowerings) if outcome is not None else []
-    return [{k: r[k] for k in kept if k in r} for r in results]
+    facts: list[LoweringResult] = []
+    for result in outcome.lowerings if outcome is not None else []:
+        kept = LoweringResult(target=result["target"], ok=result["ok"])
+        if "seconds" in result:
+            kept["seconds"] = result["seconds"]
+        if "facts" in result:
+            kept["facts"] = result["facts"]
+        if "skipped" in result:
+            kept["skipped"] = result["skipped"]
+        facts.append(kept)
+    return facts
 
 
 def default_roots() -> list[str]:

@@ -60,14 +60,14 @@ def register(server: ExportLensServer) -> None:
         findings = [f for f in result.diagnostics if f.module == module]
         modules = [m for m in result.modules if m.name == module]
         ls.scheduler.publisher.record(snap, module, modules, findings)
-        lowered = next((t for m in modules for t in m.lowerings if t.get("target") == "aoti"), {})
+        lowered = next((t for m in modules for t in m.lowerings if t["target"] == "aoti"), None)
         return {
             "module": module,
             "status": modules[0].status if modules else "skipped",
-            "ok": bool(lowered.get("ok")),
-            "seconds": lowered.get("seconds"),
-            "facts": lowered.get("facts", {}),
-            "skipped": lowered.get("skipped", ""),
+            "ok": lowered is not None and lowered["ok"],
+            "seconds": lowered.get("seconds") if lowered else None,
+            "facts": lowered.get("facts", {}) if lowered else {},
+            "skipped": lowered.get("skipped", "") if lowered else "",
             "findings": [f.to_json() for f in findings],
         }
 

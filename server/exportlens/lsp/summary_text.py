@@ -7,7 +7,7 @@ import urllib.parse
 from typing import Any
 
 from ..diagnosis.lowerings import label
-from ..worker.records import ExportSummary
+from ..worker.records import ExportSummary, LoweringResult
 from .state import ModuleEntry
 
 GRAPH_LINES = 20  # a hover is a glance: the link opens the rest
@@ -91,16 +91,16 @@ def command_link(title: str, command: str, args: list[Any]) -> str:
     return f"[{title}](command:{command}?{urllib.parse.quote(json.dumps(args))})"
 
 
-def lowering_line(result: dict[str, Any]) -> str:
+def lowering_line(result: LoweringResult) -> str:
     """One lowering's verdict and facts (docs/targets.md): `ONNX ✓ · opset 20 · 12 ops · 4.4 KB`."""
     from ..diagnosis.lowerings import label  # the one naming of lowerings
 
-    name = label(str(result.get("target", "")))
-    if result.get("skipped"):
+    name = label(result["target"])
+    if "skipped" in result:
         return f"{name}: not checked ({result['skipped']})"
-    verdict = "✓" if result.get("ok") else "✗"
-    pieces = [f"{name} {verdict}"] + [_fact(k, v) for k, v in (result.get("facts") or {}).items()]
-    if isinstance(result.get("seconds"), (int, float)):
+    verdict = "✓" if result["ok"] else "✗"
+    pieces = [f"{name} {verdict}"] + [_fact(k, v) for k, v in result.get("facts", {}).items()]
+    if "seconds" in result:
         pieces.append(f"{result['seconds']:.2f} s")
     return " · ".join(p for p in pieces if p)
 
