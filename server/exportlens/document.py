@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -43,17 +42,6 @@ class Document:
     # The tree of `text` when its maker already has it (a notebook's: its kept statements, from the
     # one parse of the joined cells); else parsed on first use.
     parsed: ast.Module | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        _OWNERS[id(self.text)] = self
-
-    @staticmethod
-    def owning(text: str) -> Document | None:
-        """The live document whose text is this very string (not an equal one): code that is
-        handed `doc.text` (diagnosis's column and spec lookups) reaches the document's one parse
-        through it."""
-        doc = _OWNERS.get(id(text))
-        return doc if doc is not None and doc.text is text else None
 
     @classmethod
     def from_file(cls, path: str) -> Document:
@@ -136,9 +124,6 @@ class Document:
         return list(zip(starts, [*starts[1:], self.text.count("\n") + 1], strict=True))
 
 
-# id(text) -> its document, while the document lives (it holds the text, so the id cannot be reused
-# by another string before the entry goes).
-_OWNERS: weakref.WeakValueDictionary[int, Document] = weakref.WeakValueDictionary()
 _ON_DISK: dict[str, Document] = {}  # path -> its last Document read from disk, oldest read first
 
 
@@ -158,18 +143,6 @@ def _notebook_file(path: str) -> Document:
             return known
     _ON_DISK[path] = doc
     return doc
-
-
-def document_of(text: str) -> Document:
-    """The document that owns `text` (code handed `doc.text` reaches its one parse); for a text no
-    document owns (another file a frame points into, a test's literal), one made for it, kept
-    while it is among the last few asked for."""
-    return Document.owning(text) or _unowned(text)
-
-
-@functools.lru_cache(maxsize=16)
-def _unowned(text: str) -> Document:
-    return Document("<text>", text)
 
 
 def names_in(tree: ast.AST) -> set[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..document import document_of
+from ..document import Document
 from ..worker.records import FailureRecord, Frame
 from .table import said
 
@@ -40,9 +40,8 @@ def callees(record: FailureRecord, inner: list[Frame]) -> list[str]:
     return [n for n in names if n and not (n.startswith("__") and n.endswith("__")) and n != "forward"]
 
 
-def _tree(source: str) -> ast.Module | None:
-    doc = document_of(source)
-    return None if doc.syntax_error is not None else doc.tree
+def _tree(doc: Document | None) -> ast.Module | None:
+    return None if doc is None or doc.syntax_error is not None else doc.tree
 
 
 def _callee(node: ast.AST) -> str | None:
@@ -54,9 +53,10 @@ def _callee(node: ast.AST) -> str | None:
     return None
 
 
-def fill(frame: Frame, source: str, names: list[str]) -> Frame:
-    """`frame` with columns: the call of one of `names` on its line, else its statement."""
-    tree = _tree(source)
+def fill(frame: Frame, doc: Document | None, names: list[str]) -> Frame:
+    """`frame` with columns: the call of one of `names` on its line of `doc` (its file), else its
+    statement."""
+    tree = _tree(doc)
     line = int(frame.get("line") or 0)
     if frame.get("col") is not None or tree is None or not line:
         return frame

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..document import Document
 from ..findings import Range, Related
 from ..textpos import SourceText, utf16_len
 from ..worker.records import FailureRecord, Frame
@@ -64,8 +65,9 @@ def user_frames(record: FailureRecord, ctx: DiagnosisContext) -> list[Frame]:
             innermost = found[-1]
             if innermost.get("col") is None:  # torch 2.10's dynamo stacks: lines only
                 inner = stack[next(i for i, f in enumerate(stack) if f is innermost) + 1 :]
-                source = ctx.source if innermost["path"] == ctx.path else _read(str(innermost["path"]))
-                found[-1] = columns.fill(innermost, source, columns.callees(record, inner))
+                path = str(innermost["path"])
+                doc = ctx.document if path == ctx.path else _document(path)
+                found[-1] = columns.fill(innermost, doc, columns.callees(record, inner))
             return found
     for chained in record.get("chain") or []:
         found = workspace_frames(list(chained.get("frames") or []), ctx)
@@ -141,11 +143,12 @@ def text_frames(message: str, ctx: DiagnosisContext) -> list[Frame]:
     return workspace_frames(found, ctx)
 
 
-def _read(path: str) -> str:
+def _document(path: str) -> Document | None:
+    """Another workspace file a frame points into, parsed once per text (Document.from_file)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
+        return Document.from_file(path)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
 
 
 class Sources:

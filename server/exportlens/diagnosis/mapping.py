@@ -107,7 +107,7 @@ def _one(record: FailureRecord, ctx: DiagnosisContext, sources: Sources) -> Find
         statement=sources.statement(text_at) if text_at else "",
         culprit_in_file=text_at is not None and text_at.path == ctx.path,
     )
-    kind = kind_of(Failure(record, facts, ctx.source, ctx.module))
+    kind = kind_of(Failure(record, facts, ctx.document, ctx.module))
     if kind.where == "guard":
         site = guard_frames(record, kind)
         library = library_frame(site, ctx) if site else library

@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Generic, TypeVar
 
 from ..codes import UnknownCodeError, registered
+from ..document import Document
 from ..worker.records import FailureRecord
 from .facts import Facts
 from .kind import first_line
@@ -57,7 +58,7 @@ class Failure:
 
     record: FailureRecord
     facts: Facts = field(default_factory=Facts)
-    source: str = ""  # the checked buffer, and its module: for the spec API's shape tests
+    document: Document | None = None  # the checked buffer, and its module: for the spec API's shape tests
     module: str = ""
 
     @cached_property

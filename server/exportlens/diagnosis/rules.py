@@ -53,7 +53,8 @@ def _never() -> re.Match[str]:
 
 def _shape_var_test(c: Classified) -> Kind:
     cond = str(c.kind.fix.get("cond", ""))
-    return shape_test(c.failure.source, c.failure.module, c.failure.facts.snippet, cond) or c.kind
+    doc = c.failure.document
+    return (shape_test(doc, c.failure.module, c.failure.facts.snippet, cond) if doc else None) or c.kind
 
 
 # fmt: off

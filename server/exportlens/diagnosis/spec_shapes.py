@@ -14,22 +14,21 @@ from __future__ import annotations
 import ast
 import re
 
-from ..document import document_of
+from ..document import Document
 from .kind import Kind
 
 _COND = re.compile(r"^u\d+ (?P<op>>=|<=|>|<) (?P<n>-?\d+)$")
 _FACTORIES = {"randn", "rand", "ones", "zeros", "empty"}
 
 
-def shape_test(source: str, module: str, snippet: str, cond: str) -> Kind | None:
+def shape_test(doc: Document, module: str, snippet: str, cond: str) -> Kind | None:
     """The shape test in `snippet` as a dim-range-narrowed Kind on a ShapeVar, else None."""
-    doc = document_of(source)
     try:
         tree = doc.tree
         test = ast.parse(snippet.rstrip(":"), mode="eval")
     except SyntaxError:
         return None
-    found = _export_call(tree, source, module)
+    found = _export_call(tree, doc, module)
     params = _params(tree, found[0]) if found is not None else None
     if found is None or params is None or not (m := _COND.match(cond)):
         return None
@@ -68,9 +67,9 @@ def bound_for(op: str, n: int, size: int) -> tuple[str, int]:
     return ("max", n - 1 if op == "<" else n) if holds else ("min", n if op == "<" else n + 1)
 
 
-def _export_call(tree: ast.Module, source: str, module: str) -> tuple[ast.Call, list[str]] | None:
+def _export_call(tree: ast.Module, doc: Document, module: str) -> tuple[ast.Call, list[str]] | None:
     """The module's export call in the buffer, and its forward's parameters (the examples' order)."""
-    subject = next((t for t in document_of(source).discovery.subjects if t.name == module), None)
+    subject = next((t for t in doc.discovery.subjects if t.name == module), None)
     if subject is None or subject.inputs.get("kind") != "export-call":
         return None
     call = subject.call
