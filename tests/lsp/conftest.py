@@ -193,10 +193,17 @@ class Session:
 
 
 async def start(
-    root: Path, settings: dict[str, Any], init: dict[str, Any] | None = None, start_worker: bool = False
+    root: Path,
+    settings: dict[str, Any],
+    init: dict[str, Any] | None = None,
+    start_worker: bool = False,
+    env: dict[str, str] | None = None,
 ) -> Session:
-    """`start_worker`: as the extension launches it in a trusted workspace (early_worker.py)."""
-    env = dict(os.environ, PYTHONPATH=SERVER_DIR)
+    """`start_worker`: as the extension launches it in a trusted workspace (early_worker.py).
+    A server uses no worker daemon unless `settings` turn it on (test_daemon_server.py): what
+    another test's daemon did must not change this test's worker. `env`: added variables."""
+    settings = {"daemon": False, **settings}
+    env = dict(os.environ, **(env or {}), PYTHONPATH=SERVER_DIR)
     early = ["--start-worker"] if start_worker else []
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "exportlens", "serve", *early],

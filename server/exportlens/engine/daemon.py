@@ -250,6 +250,10 @@ class Daemon:
             connection.running.pop(client_id, None)
             if not future.cancelled():
                 connection.send({"event": "result", "id": client_id, "answer": future.result()})
+            if not self.worker.alive:  # its clients restart at once (a job queued would wait)
+                self.retired = self.retired or "its worker exited"
+                self.stop.set()
+                return
             self.dispatch()
 
         future = self.worker.submit({**job, "id": worker_id}, partial)

@@ -46,11 +46,18 @@ class DaemonWorker:
     """A connection to the daemon of this interpreter, used as the engine's worker."""
 
     def __init__(
-        self, python: str | None, parallel: int, spares: bool, warm_first: bool, idle: float
+        self,
+        python: str | None,
+        parallel: int,
+        spares: bool,
+        warm_first: bool,
+        idle: float,
+        may_start: bool = True,
     ) -> None:
         self.python = os.path.abspath(python or sys.executable)
         self.flags = flags_for(parallel, spares, warm_first)
         self.idle = idle
+        self.may_start = may_start  # False: only a running daemon is used (the language server's)
         self.info: protocol.ReadyEvent | None = None
         self.warm = False
         self.spares_forked = 0
@@ -113,6 +120,8 @@ class DaemonWorker:
         connected = await _connect(paths)
         if connected is not None:
             return connected
+        if not self.may_start:
+            raise DaemonUnavailable("none runs")
         lock = await asyncio.to_thread(_lock, paths)
         try:
             connected = await _connect(paths)  # another client may have started one meanwhile
@@ -195,6 +204,8 @@ class DaemonWorker:
         if message["event"] == "partial":
             self._jobs.partial(message)
         elif message["event"] == "result":
+            if message["answer"].get("worker_died"):
+                self._closed = True  # the daemon exits with its worker: the next job restarts
             self._jobs.result(message)
 
     def send(self, message: protocol.ToWorker) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..early_worker import PARALLEL
+from .. import early_worker
+from ..early_worker import PARALLEL, worker_argv, worker_flags
 from ..worker import protocol
 from ..worker.time_limit import WALL_CAP
 from .daemon_client import DaemonWorker
@@ -24,6 +26,7 @@ log = logging.getLogger("exportlens.engine")
 # still computing on a busy machine: worker/time_limit.py); if it does not answer well after that,
 # it is wedged and gets replaced.
 WEDGED_GRACE = 20.0
+DAEMON_LATER_WAIT = 120.0  # s for the own worker's warm-up before the daemon is started anyway
 
 
 @dataclass
@@ -40,6 +43,10 @@ class EngineOptions:
     # default; docs/daemon.md); it exits after `daemon_idle` s unused.
     daemon: bool = False
     daemon_idle: float = 600.0
+    # False: a daemon is used only if one runs; if none does, the engine starts its own worker
+    # at once and, once that is warm, a daemon in the background for the next session (the
+    # language server's: its first check must not wait for a new daemon's torch import).
+    daemon_start: bool = True
 
 
 class Engine:
@@ -51,6 +58,7 @@ class Engine:
         self._latest: dict[tuple[Any, ...], int] = {}  # job key -> newest job id
         self.restarts = 0
         self.jobs_sent = 0  # jobs run (the status command's: a file that is not checked sends none)
+        self._later: asyncio.Task[None] | None = None  # starts a daemon for later (daemon_start False)
 
     @property
     def info(self) -> dict[str, Any]:
@@ -86,20 +94,52 @@ class Engine:
             await self._worker.kill()
         options = self.options
         if options.daemon:
-            daemon = DaemonWorker(
-                options.python, options.parallel, options.spares, options.warm_first, options.daemon_idle
-            )
+            daemon = self._daemon_worker(may_start=options.daemon_start)
             try:
                 await daemon.start()
-            except DaemonUnavailable as exc:
-                log.info("no worker daemon (%s): this run starts its own worker", exc)
+            except (DaemonUnavailable, WorkerError, OSError) as exc:
+                log.info("no worker daemon (%s): a worker of this engine's own is used", exc)
             else:
                 self._worker = daemon
+                python = options.python or sys.executable
+                flags = worker_flags(options.parallel, options.spares, options.warm_first)
+                early_worker.discard_if(worker_argv(python), flags)  # the daemon is warm already
                 return daemon
         worker = WorkerProcess(options.python, options.parallel, options.spares, options.warm_first)
         await worker.start()
         self._worker = worker
+        if options.daemon and not options.daemon_start and self._later is None:
+            self._later = asyncio.create_task(self._start_daemon_later(worker))
         return worker
+
+    def _daemon_worker(self, may_start: bool) -> DaemonWorker:
+        options = self.options
+        return DaemonWorker(
+            options.python,
+            options.parallel,
+            options.spares,
+            options.warm_first,
+            options.daemon_idle,
+            may_start=may_start,
+        )
+
+    async def _start_daemon_later(self, worker: WorkerProcess) -> None:
+        """Once this engine's own worker is warm (its import and warm-up no longer compete for
+        the cores), start the daemon the next session will use; this one keeps its own worker."""
+        deadline = time.monotonic() + DAEMON_LATER_WAIT
+        while worker.alive and not worker.warm and time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+        if not worker.alive:
+            return
+        daemon = self._daemon_worker(may_start=True)
+        try:
+            await daemon.start()
+        except (DaemonUnavailable, WorkerError, OSError) as exc:
+            log.info("no worker daemon started for later (%s)", exc)
+        else:
+            log.info("started the worker daemon (pid %s) for the next session", daemon.daemon_pid)
+        finally:
+            await daemon.close()
 
     async def run(self, job: Job, on_partial: Callable[[JobOutcome], None] | None = None) -> JobOutcome:
         """Run one job; a newer job with the same key cancels this one.
@@ -150,6 +190,10 @@ class Engine:
                     raise
 
     async def close(self) -> None:
+        later, self._later = self._later, None
+        if later is not None and not later.done():
+            later.cancel()  # a daemon already spawned stays (it is detached), idle until it exits
+            await asyncio.wait([later])
         starting, self._starting = self._starting, None
         if starting is not None and not starting.done():
             starting.cancel()  # a worker still loading torch is killed, not left to finish
