@@ -279,6 +279,9 @@ def main(argv: list[str] | None = None) -> None:
     key, folder, python, flags_json, idle = (argv or sys.argv[1:])[:5]
     flags = json.loads(flags_json)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
+    # The worker's own stderr lines (its warm-up, spares, errors; a job's output is the job's):
+    # a client run with --verbose shows those its connection saw (daemon_client.py).
+    logging.getLogger("exportlens.worker").setLevel(logging.DEBUG)
     if os.fork() != 0:
         os._exit(0)
     os.setsid()

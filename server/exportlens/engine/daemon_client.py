@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..persist.fingerprint import environment
@@ -38,6 +39,8 @@ from .in_flight import JobsInFlight
 from .process import STARTUP_TIMEOUT, STREAM_LIMIT, WorkerError
 
 log = logging.getLogger("exportlens.daemon")
+WORKER_LOG = logging.getLogger("exportlens.worker")  # process.py's: a worker's stderr lines
+RELAY_LIMIT = 1024 * 1024  # bytes of the daemon's log read back for --verbose
 HELLO_TIMEOUT = 10.0  # a daemon that does not say hello within this is hung: killed, replaced
 SPAWN_TIMEOUT = 30.0  # for a new daemon's socket to answer (it imports ExportLens's engine)
 
@@ -70,6 +73,7 @@ class DaemonWorker:
         self._jobs = JobsInFlight()
         self._task: asyncio.Task[None] | None = None
         self._closed = True
+        self._log: tuple[Path, int] | None = None  # the daemon's log, and its size when connected
 
     @property
     def alive(self) -> bool:
@@ -101,6 +105,7 @@ class DaemonWorker:
                 environment.cache_clear()
                 continue
             self.daemon_pid, self.daemon_clients = hello.get("pid"), int(hello.get("clients", 0))
+            self._log = (paths.log, _size(paths.log))  # what the worker says from now on
             ready = await self._line(reader, STARTUP_TIMEOUT)
             if ready is None or ready.get("daemon") == "error" or ready.get("event") != "ready":
                 writer.close()
@@ -109,7 +114,12 @@ class DaemonWorker:
             self.info = protocol.decode_from_worker(json.dumps(ready).encode())  # type: ignore[assignment]
             self._reader, self._writer, self._closed = reader, writer, False
             self._task = asyncio.create_task(self._read_results(reader))
-            log.info("using the worker daemon (pid %s, client %d)", self.daemon_pid, self.daemon_clients)
+            log.info(
+                "using the worker daemon (pid %s, client %d); its log, with the worker's stderr: %s",
+                self.daemon_pid,
+                self.daemon_clients,
+                paths.log,
+            )
             assert self.info is not None
             return self.info
         raise DaemonUnavailable("no daemon answered after three attempts")
@@ -243,10 +253,35 @@ class DaemonWorker:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+        self._relay_worker_lines()
         if self._task is not None:
             self._task.cancel()
             self._task = None
         self._jobs.fail_all("the export worker was stopped")
+
+    def _relay_worker_lines(self) -> None:
+        """--verbose: the worker's stderr lines the daemon logged while connected, as a worker of
+        the run's own shows them (process.py); another client's at the same time may be among them."""
+        where, self._log = self._log, None
+        if where is None or not WORKER_LOG.isEnabledFor(logging.DEBUG):
+            return
+        try:
+            with open(where[0], "rb") as daemon_log:
+                daemon_log.seek(where[1])
+                lines = daemon_log.read(RELAY_LIMIT).decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            return
+        for line in lines:
+            said = line.partition(f" {WORKER_LOG.name}: ")[2]
+            if said:
+                WORKER_LOG.debug("%s", said)
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 async def _connect(paths: DaemonPaths) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
