@@ -108,6 +108,13 @@ async def test_a_server_answers_from_the_running_daemon(runtime: Path, tmp_path:
         assert report["daemon"]["pid"] == pid, err
         assert statuses(report) == ["exported"] and report["files"][0]["diagnostics"] == []
         assert codes(again)[:1] == ["data-dependent-branch"]
+        # turned off: the next check has a worker of the server's own
+        await server.set_settings(daemon=False)
+        mark = len(server.record.checked)
+        version = server.change(uri, FAILING + "\n\n")
+        assert codes(await server.wait_checked(uri, version, mark))[:1] == ["data-dependent-branch"]
+        status = await server.command("exportlens.status")
+        assert status["daemon"] is None and status["workerPid"], status
     finally:
         await stop(server)
     assert daemon_running(pid), "the daemon outlives the editor session"

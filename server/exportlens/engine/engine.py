@@ -129,7 +129,7 @@ class Engine:
         deadline = time.monotonic() + DAEMON_LATER_WAIT
         while worker.alive and not worker.warm and time.monotonic() < deadline:
             await asyncio.sleep(0.5)
-        if not worker.alive:
+        if not worker.alive or not self.options.daemon:  # turned off meanwhile
             return
         daemon = self._daemon_worker(may_start=True)
         try:

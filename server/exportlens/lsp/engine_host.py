@@ -65,12 +65,14 @@ class EngineHost:
 
     async def settings_changed(self, new: Settings, in_use: set[str | None]) -> None:
         """The window's limits apply to the next job that carries none; an engine whose
-        interpreter no setting in `in_use` names any more, or every engine without trust, closes."""
+        interpreter no setting in `in_use` names any more, every engine without trust, and one
+        using a daemon once `daemon` is off (it may have started before the settings came) close."""
         for python, engine in list(self._engines.items()):
             engine.options.timeout = new.timeout_seconds
             engine.options.memory_mb = new.memory_limit_mb
             engine.options.daemon, engine.options.daemon_idle = new.daemon, new.daemon_idle_seconds
-            if python not in in_use or not self.session.trusted:
+            off = not new.daemon and engine.daemon is not None
+            if python not in in_use or not self.session.trusted or off:
                 del self._engines[python]
                 await engine.close()
 
