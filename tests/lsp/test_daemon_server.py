@@ -190,3 +190,23 @@ async def test_cancel_export_through_the_daemon(runtime: Path, tmp_path: Path) -
         assert (await server.command("exportlens.status"))["daemon"]["pid"] == pid
     finally:
         await stop(server)
+
+
+async def test_an_untrusted_window_never_uses_a_daemon(runtime: Path, tmp_path: Path) -> None:
+    clean = tmp_path / "clean.py"
+    clean.write_text(CLEAN)
+    pid = check(runtime, clean)["daemon"]["pid"]
+    root = tmp_path / "ws"
+    root.mkdir()
+    settings = {"debounceMs": 0, "daemon": True}
+    env = {"EXPORTLENS_RUNTIME_DIR": str(runtime)}
+    server = await start(root.resolve(), settings, {"trusted": False, "settings": settings}, env=env)
+    try:
+        diagnostics = await server.open("net.py", FAILING)
+        assert [d.code for d in diagnostics] == ["untrusted-workspace"]
+        status = await server.command("exportlens.status")
+        assert status["daemon"] is None and status["workerPid"] is None
+    finally:
+        await stop(server)
+    # the daemon's next client is the second: the untrusted window never connected
+    assert check(runtime, clean)["daemon"] == {"pid": pid, "clients": 2}
