@@ -21,7 +21,7 @@ from exportlens.engine.daemon_stop import daemon_running, stop_daemons
 from tests.conftest import WORKER_PYTHON
 from tests.engine.daemon_runs import CLEAN, FAILING, check, gone, statuses
 from tests.engine.daemon_runs import start as start_cli
-from tests.procs import leftovers
+from tests.procs import descendants, leftovers
 
 from .conftest import WAIT, Session, start, stop
 from .test_cancel_export import SLOW
@@ -97,6 +97,8 @@ async def test_a_server_answers_from_the_running_daemon(runtime: Path, tmp_path:
         assert codes(await server.open("guarded.py", FAILING))[:1] == ["data-dependent-branch"]
         status = await server.command("exportlens.status")
         assert status["daemon"] == {"pid": pid, "clients": 2}, status
+        # the early worker, and the worker started while the daemon was looked for, are stopped
+        assert descendants(status["pid"], spares=True) == []
         # a CLI run and an editor check at once: each gets its own answers
         uri = (server.root / "guarded.py").resolve().as_uri()
         cli = start_cli(runtime, clean)

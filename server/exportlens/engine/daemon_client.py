@@ -74,6 +74,7 @@ class DaemonWorker:
         self._task: asyncio.Task[None] | None = None
         self._closed = True
         self._log: tuple[Path, int] | None = None  # the daemon's log, and its size when connected
+        self._finding: asyncio.Future[DaemonPaths] | None = None
 
     @property
     def alive(self) -> bool:
@@ -92,7 +93,9 @@ class DaemonWorker:
         if not hasattr(os, "fork"):
             raise DaemonUnavailable("no fork on this platform")
         for _attempt in range(3):
-            paths = await asyncio.to_thread(self._paths)
+            # asks the interpreter for its packages: a process a cancelled start still waits for
+            self._finding = asyncio.ensure_future(asyncio.to_thread(self._paths))
+            paths = await asyncio.shield(self._finding)
             reader, writer = await self._connect_or_start(paths)
             hello = await self._line(reader, HELLO_TIMEOUT)
             if hello is None:  # hung (or gone): killed, its socket removed, a new one started
@@ -168,6 +171,17 @@ class DaemonWorker:
             )
         finally:
             os.close(log_fd)
+
+    @property
+    def looking_up(self) -> bool:
+        """Its look-up (a probe of the interpreter, in a thread) still runs."""
+        return self._finding is not None and not self._finding.done()
+
+    async def settled(self) -> None:
+        """A start that was cancelled: wait for its look-up (a probe of the interpreter, in a
+        thread) to end, so that nothing it started outlives the engine's close."""
+        if self._finding is not None and not self._finding.done():
+            await asyncio.wait([self._finding])
 
     @staticmethod
     async def _line(reader: asyncio.StreamReader, timeout: float) -> dict[str, Any] | None:

@@ -59,6 +59,7 @@ class Engine:
         self.restarts = 0
         self.jobs_sent = 0  # jobs run (the status command's: a file that is not checked sends none)
         self._later: asyncio.Task[None] | None = None  # starts a daemon for later (daemon_start False)
+        self._lookups: set[DaemonWorker] = set()  # daemon look-ups under way (close waits for them)
 
     @property
     def info(self) -> dict[str, Any]:
@@ -93,24 +94,42 @@ class Engine:
             self.restarts += 1
             await self._worker.kill()
         options = self.options
-        if options.daemon:
-            daemon = self._daemon_worker(may_start=options.daemon_start)
-            try:
-                await daemon.start()
-            except (DaemonUnavailable, WorkerError, OSError) as exc:
-                log.info("no worker daemon (%s): a worker of this engine's own is used", exc)
-            else:
-                self._worker = daemon
-                python = options.python or sys.executable
-                flags = worker_flags(options.parallel, options.spares, options.warm_first)
-                early_worker.discard_if(worker_argv(python), flags)  # the daemon is warm already
-                return daemon
         worker = WorkerProcess(options.python, options.parallel, options.spares, options.warm_first)
-        await worker.start()
+        # Without starting a daemon (the server's), its own worker starts meanwhile: with no
+        # daemon running, the first check waits for nothing more than it did without daemons.
+        own = None if not options.daemon or options.daemon_start else asyncio.create_task(worker.start())
+        try:
+            daemon = await self._daemon(may_start=options.daemon_start) if options.daemon else None
+        except BaseException:  # cancelled (the engine closes): the worker it was starting goes too
+            await _stop(own, worker)
+            raise
+        if daemon is not None:
+            await _stop(own, worker)
+            python = options.python or sys.executable
+            flags = worker_flags(options.parallel, options.spares, options.warm_first)
+            early_worker.discard_if(worker_argv(python), flags)  # the daemon is warm already
+            self._worker = daemon
+            return daemon
+        await (own if own is not None else worker.start())
         self._worker = worker
         if options.daemon and not options.daemon_start and self._later is None:
             self._later = asyncio.create_task(self._start_daemon_later(worker))
         return worker
+
+    async def _daemon(self, may_start: bool) -> DaemonWorker | None:
+        """The daemon's connection, or None (logged: a worker of the engine's own is used)."""
+        daemon = self._daemon_worker(may_start)
+        self._lookups.add(daemon)  # until it answers: a cancelled one is waited for by close()
+        try:
+            await daemon.start()
+        except (DaemonUnavailable, WorkerError, OSError) as exc:
+            log.info("no worker daemon (%s): a worker of this engine's own is used", exc)
+            return None
+        else:
+            return daemon
+        finally:
+            if not daemon.looking_up:
+                self._lookups.discard(daemon)
 
     def _daemon_worker(self, may_start: bool) -> DaemonWorker:
         options = self.options
@@ -131,14 +150,9 @@ class Engine:
             await asyncio.sleep(0.5)
         if not worker.alive or not self.options.daemon:  # turned off meanwhile
             return
-        daemon = self._daemon_worker(may_start=True)
-        try:
-            await daemon.start()
-        except (DaemonUnavailable, WorkerError, OSError) as exc:
-            log.info("no worker daemon started for later (%s)", exc)
-        else:
+        daemon = await self._daemon(may_start=True)
+        if daemon is not None:
             log.info("started the worker daemon (pid %s) for the next session", daemon.daemon_pid)
-        finally:
             await daemon.close()
 
     async def run(self, job: Job, on_partial: Callable[[JobOutcome], None] | None = None) -> JobOutcome:
@@ -198,9 +212,23 @@ class Engine:
         if starting is not None and not starting.done():
             starting.cancel()  # a worker still loading torch is killed, not left to finish
             await asyncio.wait([starting])
+        for lookup in list(self._lookups):  # a probe of the interpreter still running: it ends
+            await lookup.settled()
+        self._lookups.clear()
         if self._worker is not None:
             await self._worker.close()
             self._worker = None
+
+
+async def _stop(starting: asyncio.Task[protocol.ReadyEvent] | None, worker: WorkerProcess) -> None:
+    """A worker started for nothing: its start is cancelled (that kills it), then made sure of."""
+    if starting is None:
+        return
+    starting.cancel()
+    await asyncio.wait([starting])
+    if not starting.cancelled():
+        starting.exception()  # retrieved: a start that failed first is no error here
+    await worker.kill()
 
 
 def _relay(on_partial: Callable[[JobOutcome], None]) -> Callable[[protocol.JobAnswer], None]:
