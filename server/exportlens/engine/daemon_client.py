@@ -24,6 +24,7 @@ from typing import Any
 from ..persist.fingerprint import environment
 from ..worker import protocol
 from ..worker.records import ModuleTree
+from .daemon_log import log_size, relay_worker_lines
 from .daemon_paths import (
     DaemonPaths,
     DaemonUnavailable,
@@ -39,8 +40,6 @@ from .in_flight import JobsInFlight
 from .process import STARTUP_TIMEOUT, STREAM_LIMIT, WorkerError
 
 log = logging.getLogger("exportlens.daemon")
-WORKER_LOG = logging.getLogger("exportlens.worker")  # process.py's: a worker's stderr lines
-RELAY_LIMIT = 1024 * 1024  # bytes of the daemon's log read back for --verbose
 HELLO_TIMEOUT = 10.0  # a daemon that does not say hello within this is hung: killed, replaced
 SPAWN_TIMEOUT = 30.0  # for a new daemon's socket to answer (it imports ExportLens's engine)
 
@@ -108,7 +107,7 @@ class DaemonWorker:
                 environment.cache_clear()
                 continue
             self.daemon_pid, self.daemon_clients = hello.get("pid"), int(hello.get("clients", 0))
-            self._log = (paths.log, _size(paths.log))  # what the worker says from now on
+            self._log = (paths.log, log_size(paths.log))  # what the worker says from now on
             ready = await self._line(reader, STARTUP_TIMEOUT)
             if ready is None or ready.get("daemon") == "error" or ready.get("event") != "ready":
                 writer.close()
@@ -267,35 +266,13 @@ class DaemonWorker:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-        self._relay_worker_lines()
+        where, self._log = self._log, None
+        if where is not None:
+            relay_worker_lines(*where)
         if self._task is not None:
             self._task.cancel()
             self._task = None
         self._jobs.fail_all("the export worker was stopped")
-
-    def _relay_worker_lines(self) -> None:
-        """--verbose: the worker's stderr lines the daemon logged while connected, as a worker of
-        the run's own shows them (process.py); another client's at the same time may be among them."""
-        where, self._log = self._log, None
-        if where is None or not WORKER_LOG.isEnabledFor(logging.DEBUG):
-            return
-        try:
-            with open(where[0], "rb") as daemon_log:
-                daemon_log.seek(where[1])
-                lines = daemon_log.read(RELAY_LIMIT).decode("utf-8", errors="replace").splitlines()
-        except OSError:
-            return
-        for line in lines:
-            said = line.partition(f" {WORKER_LOG.name}: ")[2]
-            if said:
-                WORKER_LOG.debug("%s", said)
-
-
-def _size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 async def _connect(paths: DaemonPaths) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
