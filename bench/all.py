@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # imported when their steps run (see there)
     from allfailures_cost import Cost
     from compile_cost import CompileCost
     from daemon_cli import DaemonCliReport
+    from daemon_editor import DaemonEditorReport
     from first_diagnostic import FirstDiagnostic
     from lsp_latency import LspReport
     from reopen import ReopenReport
@@ -92,6 +93,7 @@ class Reports:
     breakdown: Breakdown
     compiled: CompileCost | None = None  # compile_cost.py: a compile check against a strict export
     daemon: DaemonCliReport | None = None  # daemon_cli.py: the CLI on one changed file, warm daemon
+    daemon_editor: DaemonEditorReport | None = None  # daemon_editor.py: reopen, idle memory
 
 
 def say(message: str) -> None:
@@ -156,7 +158,12 @@ def measure(plan: Plan) -> Reports:
 
     say(f"CLI on one changed file, warm daemon and --no-daemon: {plan.opens} time(s)")
     daemon = daemon_cli.measure_daemon_cli(plan.opens)
-    return Reports(bench, big, lsp, costs, Opening(first, editor, reopened, spares), parts, compiled, daemon)
+    import daemon_editor
+
+    say(f"editor reopen with a warm daemon and without, idle memory: {plan.opens} time(s)")
+    reopened_warm = asyncio.run(daemon_editor.measure_daemon_editor(plan.opens))
+    opening = Opening(first, editor, reopened, spares)
+    return Reports(bench, big, lsp, costs, opening, parts, compiled, daemon, reopened_warm)
 
 
 @contextlib.contextmanager
@@ -199,6 +206,7 @@ def raw_tables(plan: Plan, reports: Reports) -> dict[str, str]:
         "allfailures_cost.py: finding all failures": allfailures_cost.table(reports.costs, plan.repeat),
         "compile_cost.py: a compile check against a strict export": compile_table(reports),
         "daemon_cli.py: the CLI on one changed file": daemon_table(reports),
+        "daemon_editor.py: the editor and the daemon": daemon_editor_table(reports),
     }
 
 
@@ -215,6 +223,25 @@ def daemon_figures(reports: Reports) -> list[Figure]:
         return []
     name = "CLI examples/, one file changed, warm daemon (wall)"
     return [Figure("32", name, d.warm_wall, "s", d.one_off_wall, "--no-daemon", None, ("<=", 1.5))]
+
+
+def daemon_editor_table(reports: Reports) -> str:
+    import daemon_editor
+
+    return daemon_editor.table(reports.daemon_editor) if reports.daemon_editor else "not run"
+
+
+def daemon_editor_figures(reports: Reports) -> list[Figure]:
+    """32: a reopened window's first verified squiggle with a warm daemon; the idle daemon's memory."""
+    d = reports.daemon_editor
+    if d is None:
+        return []
+    reopen = "editor reopen, warm daemon: didOpen → first verified squiggle"
+    memory = "idle daemon + worker + spare, PSS"
+    return [
+        Figure("32", reopen, d.warm_wall, "s", d.own_wall, "daemon off", None, ("<=", 1.5)),
+        Figure("32", memory, d.daemon_memory.pss, "MB", d.own_memory.pss, "server's own worker + spare"),
+    ]
 
 
 def compile_table(reports: Reports) -> str:
@@ -264,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     rows += figures(plan.quick, reports.bench, reports.scale, reports.lsp, reports.costs, params)
     rows += compile_figures(reports)
     rows += daemon_figures(reports)
+    rows += daemon_editor_figures(reports)
     facts = machine(start_load, end_load, plan, reports.bench.torch)
     raw = raw_tables(plan, reports)
     table = markdown_table(rows)
@@ -309,6 +337,7 @@ def write(
             "allfailures": [asdict(cost) for cost in reports.costs],
             "compile": asdict(reports.compiled) if reports.compiled else None,
             "daemon": asdict(reports.daemon) if reports.daemon else None,
+            "daemon_editor": asdict(reports.daemon_editor) if reports.daemon_editor else None,
             "opening": asdict(reports.opening),
             "breakdown": reports.breakdown,
         },

@@ -54,6 +54,8 @@ EXPECTED = [
     ("6", "cores used"),
     ("31", "compile check, MLP"),
     ("32", "CLI examples/, one file changed, warm daemon"),
+    ("32", "editor reopen, warm daemon"),
+    ("32", "idle daemon + worker + spare"),
 ]
 
 

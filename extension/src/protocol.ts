@@ -223,6 +223,8 @@ export interface ServerSettings {
   severity: Record<string, 'error' | 'warning' | 'information' | 'hint' | 'off'>;
   /** Which modules get a compile check (docs/compile.md). */
   compile: 'auto' | 'all' | 'off';
+  /** Export in the interpreter's worker daemon (docs/daemon.md). */
+  daemon: boolean;
   /** The settings the user set (VS Code's inspect()): they beat pyproject.toml's. */
   explicit?: string[];
 }

@@ -37,6 +37,7 @@ export interface ClientSettings {
   ignore: string[];
   severity: Record<string, Level>;
   compile: CompileChoice;
+  daemon: boolean;
 }
 
 export const DEFAULTS: ClientSettings = {
@@ -55,6 +56,7 @@ export const DEFAULTS: ClientSettings = {
   ignore: [],
   severity: {},
   compile: 'auto',
+  daemon: true,
 };
 
 /** Settings whose change needs a new server process (the others apply live). */
@@ -118,6 +120,7 @@ export function readClientSettings(get: SettingReader): ClientSettings {
     ignore: strings(get('ignore')),
     severity: levels(get('severity')),
     compile: oneOf(get('compile'), COMPILE_CHOICES, DEFAULTS.compile),
+    daemon: get('daemon') !== false,
   };
 }
 
@@ -146,6 +149,7 @@ export function toServerSettings(settings: ClientSettings, context: ServerContex
     ignore: settings.ignore,
     severity: settings.severity,
     compile: settings.compile,
+    daemon: settings.daemon,
   };
 }
 

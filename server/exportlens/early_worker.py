@@ -73,3 +73,10 @@ def take(argv: list[str], flags: dict[str, str]) -> subprocess.Popen[bytes] | No
 def discard() -> None:
     """No engine will adopt it (an untrusted workspace): the early worker, if any, is killed."""
     take([], {})
+
+
+def discard_if(argv: list[str], flags: dict[str, str]) -> None:
+    """A worker daemon serves the engine that would have adopted the early worker (the same
+    command and flags): it is killed. An early worker for another engine is left to that one."""
+    if _early is not None and _early[0] == argv and _early[1] == flags:
+        discard()

@@ -143,3 +143,13 @@ async def test_clients_are_served_in_turns(
     assert statuses == ["exported"] * 7
     # served in turns: the other client's job is the next to start once one of the two running ends
     assert finished.index("quick") <= 3, finished
+
+
+def test_verbose_shows_the_daemons_worker_lines(runtime: Path, model: Path) -> None:
+    """-v shows the worker's stderr as a run's own worker's (its warm-up line), and the log's path."""
+    report = check(runtime, model, "-v")
+    assert report["daemon"]["clients"] == 1, report["stderr"]
+    assert "exportlens.worker: exportlens worker: warm-up done" in report["stderr"], report["stderr"]
+    assert str(next(runtime.glob("*.log"))) in report["stderr"]
+    quiet = check(runtime, model)
+    assert "exportlens.worker" not in quiet["stderr"], "without -v the worker's lines are not shown"

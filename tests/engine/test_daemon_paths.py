@@ -26,6 +26,8 @@ def test_the_worker_options_and_its_environment_name_the_daemon(monkeypatch: pyt
     assert plain == daemon_key("env", flags_for(2, True, True))
     assert plain != daemon_key("other env", flags_for(2, True, True))
     assert plain != daemon_key("env", flags_for(2, False, True))
+    # the warm-up before a first job (the CLI's, not the editor's) names no daemon: they share one
+    assert plain == daemon_key("env", flags_for(2, True, False))
     monkeypatch.setenv("EXPORTLENS_START", "spawn")  # the worker reads it: another daemon
     assert plain != daemon_key("env", flags_for(2, True, True))
     with pytest.raises(DaemonUnavailable):

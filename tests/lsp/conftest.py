@@ -193,10 +193,15 @@ class Session:
 
 
 async def start(
-    root: Path, settings: dict[str, Any], init: dict[str, Any] | None = None, start_worker: bool = False
+    root: Path,
+    settings: dict[str, Any],
+    init: dict[str, Any] | None = None,
+    start_worker: bool = False,
+    env: dict[str, str] | None = None,
 ) -> Session:
-    """`start_worker`: as the extension launches it in a trusted workspace (early_worker.py)."""
-    env = dict(os.environ, PYTHONPATH=SERVER_DIR)
+    """`start_worker`: as the extension launches it in a trusted workspace (early_worker.py).
+    `env`: variables added to this process's."""
+    env = dict(os.environ, **(env or {}), PYTHONPATH=SERVER_DIR)
     early = ["--start-worker"] if start_worker else []
     config = ClientServerConfig(
         server_command=[sys.executable, "-m", "exportlens", "serve", *early],
@@ -211,8 +216,10 @@ async def start(
 async def initialize(
     client: LanguageClient, root: Path, settings: dict[str, Any], init: dict[str, Any] | None = None
 ) -> Session:
-    """Configure and initialize a started client as VS Code would, with `root` as its one folder."""
-    client.set_configuration(settings, section="exportlens")
+    """Configure and initialize a started client as VS Code would, with `root` as its one folder.
+    The server uses no worker daemon unless `settings` turn it on (test_daemon_server.py): a
+    daemon another test left must not change this test's worker."""
+    client.set_configuration({"daemon": False, **settings}, section="exportlens")
     await client.initialize_session(
         types.InitializeParams(
             capabilities=client_capabilities("visual-studio-code"),

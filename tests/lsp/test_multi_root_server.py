@@ -24,7 +24,7 @@ async def multi_root(root: Path, folders: dict[str, dict[str, Any]]) -> Session:
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)
-    client.set_configuration({"debounceMs": 0}, section="exportlens")
+    client.set_configuration({"debounceMs": 0, "daemon": False}, section="exportlens")  # conftest.initialize
     for name, settings in folders.items():
         (root / name).mkdir()
         scope = (root / name).as_uri()

@@ -26,6 +26,7 @@ test('valid values are read as they are', () => {
       ignore: ['input-mutated'],
       severity: { 'side-effect-baked': 'information', 'input-mutated': 'loud' },
       compile: 'all',
+      daemon: false,
     }),
   );
   assert.deepEqual(settings, {
@@ -44,6 +45,7 @@ test('valid values are read as they are', () => {
     ignore: ['input-mutated'],
     severity: { 'side-effect-baked': 'information' },
     compile: 'all',
+    daemon: false,
   } satisfies ClientSettings);
 });
 
@@ -90,12 +92,13 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
     ignore: [],
     severity: {},
     compile: 'auto',
+    daemon: true,
   });
   assert.equal(toServerSettings({ ...DEFAULTS, mode: 'both' }, { python: null, trusted: true }).mode, 'both');
 });
 
 test('every server setting name is one the server knows (config/settings.py SPECS)', () => {
-  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity', 'compile'];
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity', 'compile', 'daemon'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);
   }

@@ -24,6 +24,7 @@ from .compiled import with_compile_checks
 from .covered import Coverage, exported_as, exported_class, held_back, tree_of, unresolved, with_exporters
 from .guessed import soften_guessed
 from .jobs import MODES, CheckOptions, make_job, tracers
+from .part_records import part_records
 from .parts import reached_export, recorded_parts, with_parents
 from .passes import ModuleRuns, diagnosed, file_findings, module_findings
 from .static_findings import anchor_range, encoding_finding, read_findings
@@ -121,14 +122,19 @@ async def check_document(
         own = [path] if any(t.part_of == parent.name or unresolved(t) for t in subjects) else []
         return own + [other.path for other in others if other.path != path]
 
+    # a parent whose parts' classes did not change records nothing again (part_records.py)
+    records = part_records(engine)
+    recordings = [records.plan(doc, s, strict, recorded(s), others, options) for s, strict in jobs]
     outcomes = list(
         await asyncio.gather(
             *(
-                engine.run(make_job(doc, subject, strict, options, recorded(subject)), relay(subject))
-                for subject, strict in jobs
+                engine.run(make_job(doc, subject, strict, options, recording.files), relay(subject))
+                for (subject, strict), recording in zip(jobs, recordings, strict=True)
             )
         )
     )
+    for recording, outcome in zip(recordings, outcomes, strict=True):
+        records.settle(recording, outcome)
     first = [(subject, outcome) for (subject, _), outcome in zip(jobs, outcomes, strict=True)]
     coverage = Coverage(path, first)
     covered = {t.name for t in subjects if coverage.covers(t)}

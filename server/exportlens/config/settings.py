@@ -338,10 +338,16 @@ class Settings:
         True,
         Spec(
             "boolean",
-            "bool: `exportlens check` uses the worker daemon of its interpreter, starting one if none "
-            "runs (docs/daemon.md); `false`: a worker of the run's own. The server runs its own",
+            "bool: exports run in the worker daemon of the interpreter (docs/daemon.md): `exportlens "
+            "check` starts one if none runs; the server uses a running one, else its own worker and "
+            "starts one for later; `false`: a worker of the run's or server's own",
             cli="--no-daemon",
             toml="daemon",
+            client=Client(
+                "Export in the worker daemon of the interpreter, shared with other windows and the "
+                "`exportlens check` CLI (a reopened window answers without importing torch again); "
+                "off: a worker of this window's own."
+            ),
         ),
     )
     daemon_idle_seconds: float = _setting(

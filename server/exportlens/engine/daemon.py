@@ -250,6 +250,10 @@ class Daemon:
             connection.running.pop(client_id, None)
             if not future.cancelled():
                 connection.send({"event": "result", "id": client_id, "answer": future.result()})
+            if not self.worker.alive:  # its clients restart at once (a job queued would wait)
+                self.retired = self.retired or "its worker exited"
+                self.stop.set()
+                return
             self.dispatch()
 
         future = self.worker.submit({**job, "id": worker_id}, partial)
@@ -275,6 +279,9 @@ def main(argv: list[str] | None = None) -> None:
     key, folder, python, flags_json, idle = (argv or sys.argv[1:])[:5]
     flags = json.loads(flags_json)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
+    # The worker's own stderr lines (its warm-up, spares, errors; a job's output is the job's):
+    # a client run with --verbose shows those its connection saw (daemon_client.py).
+    logging.getLogger("exportlens.worker").setLevel(logging.DEBUG)
     if os.fork() != 0:
         os._exit(0)
     os.setsid()

@@ -18,11 +18,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..persist.fingerprint import environment
 from ..worker import protocol
 from ..worker.records import ModuleTree
+from .daemon_log import log_size, relay_worker_lines
 from .daemon_paths import (
     DaemonPaths,
     DaemonUnavailable,
@@ -46,11 +48,18 @@ class DaemonWorker:
     """A connection to the daemon of this interpreter, used as the engine's worker."""
 
     def __init__(
-        self, python: str | None, parallel: int, spares: bool, warm_first: bool, idle: float
+        self,
+        python: str | None,
+        parallel: int,
+        spares: bool,
+        warm_first: bool,
+        idle: float,
+        may_start: bool = True,
     ) -> None:
         self.python = os.path.abspath(python or sys.executable)
         self.flags = flags_for(parallel, spares, warm_first)
         self.idle = idle
+        self.may_start = may_start  # False: only a running daemon is used (the language server's)
         self.info: protocol.ReadyEvent | None = None
         self.warm = False
         self.spares_forked = 0
@@ -63,6 +72,8 @@ class DaemonWorker:
         self._jobs = JobsInFlight()
         self._task: asyncio.Task[None] | None = None
         self._closed = True
+        self._log: tuple[Path, int] | None = None  # the daemon's log, and its size when connected
+        self._finding: asyncio.Future[DaemonPaths] | None = None
 
     @property
     def alive(self) -> bool:
@@ -81,7 +92,9 @@ class DaemonWorker:
         if not hasattr(os, "fork"):
             raise DaemonUnavailable("no fork on this platform")
         for _attempt in range(3):
-            paths = await asyncio.to_thread(self._paths)
+            # asks the interpreter for its packages: a process a cancelled start still waits for
+            self._finding = asyncio.ensure_future(asyncio.to_thread(self._paths))
+            paths = await asyncio.shield(self._finding)
             reader, writer = await self._connect_or_start(paths)
             hello = await self._line(reader, HELLO_TIMEOUT)
             if hello is None:  # hung (or gone): killed, its socket removed, a new one started
@@ -94,6 +107,7 @@ class DaemonWorker:
                 environment.cache_clear()
                 continue
             self.daemon_pid, self.daemon_clients = hello.get("pid"), int(hello.get("clients", 0))
+            self._log = (paths.log, log_size(paths.log))  # what the worker says from now on
             ready = await self._line(reader, STARTUP_TIMEOUT)
             if ready is None or ready.get("daemon") == "error" or ready.get("event") != "ready":
                 writer.close()
@@ -102,7 +116,12 @@ class DaemonWorker:
             self.info = protocol.decode_from_worker(json.dumps(ready).encode())  # type: ignore[assignment]
             self._reader, self._writer, self._closed = reader, writer, False
             self._task = asyncio.create_task(self._read_results(reader))
-            log.info("using the worker daemon (pid %s, client %d)", self.daemon_pid, self.daemon_clients)
+            log.info(
+                "using the worker daemon (pid %s, client %d); its log, with the worker's stderr: %s",
+                self.daemon_pid,
+                self.daemon_clients,
+                paths.log,
+            )
             assert self.info is not None
             return self.info
         raise DaemonUnavailable("no daemon answered after three attempts")
@@ -113,6 +132,8 @@ class DaemonWorker:
         connected = await _connect(paths)
         if connected is not None:
             return connected
+        if not self.may_start:
+            raise DaemonUnavailable("none runs")
         lock = await asyncio.to_thread(_lock, paths)
         try:
             connected = await _connect(paths)  # another client may have started one meanwhile
@@ -149,6 +170,17 @@ class DaemonWorker:
             )
         finally:
             os.close(log_fd)
+
+    @property
+    def looking_up(self) -> bool:
+        """Its look-up (a probe of the interpreter, in a thread) still runs."""
+        return self._finding is not None and not self._finding.done()
+
+    async def settled(self) -> None:
+        """A start that was cancelled: wait for its look-up (a probe of the interpreter, in a
+        thread) to end, so that nothing it started outlives the engine's close."""
+        if self._finding is not None and not self._finding.done():
+            await asyncio.wait([self._finding])
 
     @staticmethod
     async def _line(reader: asyncio.StreamReader, timeout: float) -> dict[str, Any] | None:
@@ -195,6 +227,8 @@ class DaemonWorker:
         if message["event"] == "partial":
             self._jobs.partial(message)
         elif message["event"] == "result":
+            if message["answer"].get("worker_died"):
+                self._closed = True  # the daemon exits with its worker: the next job restarts
             self._jobs.result(message)
 
     def send(self, message: protocol.ToWorker) -> None:
@@ -232,6 +266,9 @@ class DaemonWorker:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+        where, self._log = self._log, None
+        if where is not None:
+            relay_worker_lines(*where)
         if self._task is not None:
             self._task.cancel()
             self._task = None

@@ -55,11 +55,17 @@ def runtime_folder() -> Path:
     return default_folder() / "run"
 
 
+# Flags that matter only before a worker's first job (the CLI warms up first, the editor does
+# not): a running daemon serves both alike, so the editor and the CLI share one.
+NOT_IN_KEY = ("EXPORTLENS_WARM_FIRST",)
+
+
 def daemon_key(environment_digest: str, flags: dict[str, str]) -> str:
     """The daemon's name: its interpreter's packages, ExportLens's code (the digest) and flags."""
     if not environment_digest:
         raise DaemonUnavailable("the interpreter could not be asked for its packages")
-    parts = [environment_digest, *(f"{k}={v}" for k, v in sorted(flags.items()))]
+    named = sorted((k, v) for k, v in flags.items() if k not in NOT_IN_KEY)
+    parts = [environment_digest, *(f"{k}={v}" for k, v in named)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..early_worker import PARALLEL
+from .. import early_worker
+from ..early_worker import PARALLEL, worker_argv, worker_flags
 from ..worker import protocol
 from ..worker.time_limit import WALL_CAP
 from .daemon_client import DaemonWorker
@@ -24,6 +26,7 @@ log = logging.getLogger("exportlens.engine")
 # still computing on a busy machine: worker/time_limit.py); if it does not answer well after that,
 # it is wedged and gets replaced.
 WEDGED_GRACE = 20.0
+DAEMON_LATER_WAIT = 120.0  # s for the own worker's warm-up before the daemon is started anyway
 
 
 @dataclass
@@ -40,6 +43,10 @@ class EngineOptions:
     # default; docs/daemon.md); it exits after `daemon_idle` s unused.
     daemon: bool = False
     daemon_idle: float = 600.0
+    # False: a daemon is used only if one runs; if none does, the engine starts its own worker
+    # at once and, once that is warm, a daemon in the background for the next session (the
+    # language server's: its first check must not wait for a new daemon's torch import).
+    daemon_start: bool = True
 
 
 class Engine:
@@ -51,6 +58,8 @@ class Engine:
         self._latest: dict[tuple[Any, ...], int] = {}  # job key -> newest job id
         self.restarts = 0
         self.jobs_sent = 0  # jobs run (the status command's: a file that is not checked sends none)
+        self._later: asyncio.Task[None] | None = None  # starts a daemon for later (daemon_start False)
+        self._lookups: set[DaemonWorker] = set()  # daemon look-ups under way (close waits for them)
 
     @property
     def info(self) -> dict[str, Any]:
@@ -85,21 +94,66 @@ class Engine:
             self.restarts += 1
             await self._worker.kill()
         options = self.options
-        if options.daemon:
-            daemon = DaemonWorker(
-                options.python, options.parallel, options.spares, options.warm_first, options.daemon_idle
-            )
-            try:
-                await daemon.start()
-            except DaemonUnavailable as exc:
-                log.info("no worker daemon (%s): this run starts its own worker", exc)
-            else:
-                self._worker = daemon
-                return daemon
         worker = WorkerProcess(options.python, options.parallel, options.spares, options.warm_first)
-        await worker.start()
+        # Without starting a daemon (the server's), its own worker starts meanwhile: with no
+        # daemon running, the first check waits for nothing more than it did without daemons.
+        own = None if not options.daemon or options.daemon_start else asyncio.create_task(worker.start())
+        try:
+            daemon = await self._daemon(may_start=options.daemon_start) if options.daemon else None
+        except BaseException:  # cancelled (the engine closes): the worker it was starting goes too
+            await _stop(own, worker)
+            raise
+        if daemon is not None:
+            await _stop(own, worker)
+            python = options.python or sys.executable
+            flags = worker_flags(options.parallel, options.spares, options.warm_first)
+            early_worker.discard_if(worker_argv(python), flags)  # the daemon is warm already
+            self._worker = daemon
+            return daemon
+        await (own if own is not None else worker.start())
         self._worker = worker
+        if options.daemon and not options.daemon_start and self._later is None:
+            self._later = asyncio.create_task(self._start_daemon_later(worker))
         return worker
+
+    async def _daemon(self, may_start: bool) -> DaemonWorker | None:
+        """The daemon's connection, or None (logged: a worker of the engine's own is used)."""
+        daemon = self._daemon_worker(may_start)
+        self._lookups.add(daemon)  # until it answers: a cancelled one is waited for by close()
+        try:
+            await daemon.start()
+        except (DaemonUnavailable, WorkerError, OSError) as exc:
+            log.info("no worker daemon (%s): a worker of this engine's own is used", exc)
+            return None
+        else:
+            return daemon
+        finally:
+            if not daemon.looking_up:
+                self._lookups.discard(daemon)
+
+    def _daemon_worker(self, may_start: bool) -> DaemonWorker:
+        options = self.options
+        return DaemonWorker(
+            options.python,
+            options.parallel,
+            options.spares,
+            options.warm_first,
+            options.daemon_idle,
+            may_start=may_start,
+        )
+
+    async def _start_daemon_later(self, worker: WorkerProcess) -> None:
+        """Once this engine's own worker is warm (its import and warm-up no longer compete for
+        the cores), start the daemon the next session will use; this one keeps its own worker."""
+        deadline = time.monotonic() + DAEMON_LATER_WAIT
+        while worker.alive and not worker.warm and time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+        if not worker.alive or not self.options.daemon:  # turned off meanwhile
+            return
+        daemon = await self._daemon(may_start=True)
+        if daemon is not None:
+            log.info("started the worker daemon (pid %s) for the next session", daemon.daemon_pid)
+            await daemon.close()
 
     async def run(self, job: Job, on_partial: Callable[[JobOutcome], None] | None = None) -> JobOutcome:
         """Run one job; a newer job with the same key cancels this one.
@@ -150,13 +204,31 @@ class Engine:
                     raise
 
     async def close(self) -> None:
+        later, self._later = self._later, None
+        if later is not None and not later.done():
+            later.cancel()  # a daemon already spawned stays (it is detached), idle until it exits
+            await asyncio.wait([later])
         starting, self._starting = self._starting, None
         if starting is not None and not starting.done():
             starting.cancel()  # a worker still loading torch is killed, not left to finish
             await asyncio.wait([starting])
+        for lookup in list(self._lookups):  # a probe of the interpreter still running: it ends
+            await lookup.settled()
+        self._lookups.clear()
         if self._worker is not None:
             await self._worker.close()
             self._worker = None
+
+
+async def _stop(starting: asyncio.Task[protocol.ReadyEvent] | None, worker: WorkerProcess) -> None:
+    """A worker started for nothing: its start is cancelled (that kills it), then made sure of."""
+    if starting is None:
+        return
+    starting.cancel()
+    await asyncio.wait([starting])
+    if not starting.cancelled():
+        starting.exception()  # retrieved: a start that failed first is no error here
+    await worker.kill()
 
 
 def _relay(on_partial: Callable[[JobOutcome], None]) -> Callable[[protocol.JobAnswer], None]:

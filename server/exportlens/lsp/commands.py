@@ -20,6 +20,7 @@ from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
 from ..discovery import Subject
+from ..engine import Engine
 from . import notebooks
 from .app import ExportLensServer
 from .client_settings import to_json
@@ -91,6 +92,7 @@ def register(server: ExportLensServer) -> None:
             "pid": os.getpid(),
             "rssMb": rss_mb(),
             "workerPid": engine.worker_pid if engine else None,
+            "daemon": _daemon(engine),
             "jobsSent": ls.scheduler.engines.jobs_sent,
             "trusted": ls.trusted,
             "settings": to_json(ls.settings),
@@ -132,6 +134,12 @@ def _subject(snap: Snapshot, line: int) -> Subject:
     if subject.part_of is not None:  # a part is exported the way it is used: through its parent
         subject = next((t for t in found.subjects if t.name == subject.part_of), subject)
     return subject
+
+
+def _daemon(engine: Engine | None) -> dict[str, int] | None:
+    """The worker daemon the engine uses (docs/daemon.md): its pid, and which client this is."""
+    used = engine.daemon if engine else None
+    return None if used is None else {"pid": used[0], "clients": used[1]}
 
 
 def rss_mb() -> float:

@@ -2,6 +2,10 @@
 folder may set its own), created on first use (never when untrusted), closed when no setting
 names their interpreter any more, and on shutdown. Only the scheduler runs jobs in them.
 
+A running worker daemon of the interpreter (docs/daemon.md) is the engine's worker if the
+`daemon` setting allows; else the engine starts its own, and a daemon for the next session once
+that one is warm (engine.py). Any daemon failure falls back to a worker of the engine's own.
+
 An export's time and memory limits are the file's own (its folder's settings, its pyproject.toml):
 each job carries them (check/jobs.py), so one worker serves files with different limits. The
 engine's own options are the window's, for a job that carries none.
@@ -28,7 +32,14 @@ class EngineHost:
         if python not in self._engines:
             window = self.session.settings
             self._engines[python] = Engine(
-                EngineOptions(python=python, timeout=window.timeout_seconds, memory_mb=window.memory_limit_mb)
+                EngineOptions(
+                    python=python,
+                    timeout=window.timeout_seconds,
+                    memory_mb=window.memory_limit_mb,
+                    daemon=window.daemon,
+                    daemon_idle=window.daemon_idle_seconds,
+                    daemon_start=False,  # the first check never waits for a new daemon (engine.py)
+                )
             )
         return self._engines[python]
 
@@ -54,11 +65,14 @@ class EngineHost:
 
     async def settings_changed(self, new: Settings, in_use: set[str | None]) -> None:
         """The window's limits apply to the next job that carries none; an engine whose
-        interpreter no setting in `in_use` names any more, or every engine without trust, closes."""
+        interpreter no setting in `in_use` names any more, every engine without trust, and one
+        using a daemon once `daemon` is off (it may have started before the settings came) close."""
         for python, engine in list(self._engines.items()):
             engine.options.timeout = new.timeout_seconds
             engine.options.memory_mb = new.memory_limit_mb
-            if python not in in_use or not self.session.trusted:
+            engine.options.daemon, engine.options.daemon_idle = new.daemon, new.daemon_idle_seconds
+            off = not new.daemon and engine.daemon is not None
+            if python not in in_use or not self.session.trusted or off:
                 del self._engines[python]
                 await engine.close()
 
