@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Generic, TypeVar
 
 from ..codes import UnknownCodeError, registered
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .facts import Facts
 from .kind import first_line
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..persist.fingerprint import environment
-from ..worker import protocol
-from ..worker.records import ModuleTree
+from ..worker.wire import protocol
+from ..worker.wire.records import ModuleTree
 from .daemon_paths import (
     DaemonPaths,
     DaemonUnavailable,
