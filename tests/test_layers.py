@@ -169,6 +169,19 @@ def test_the_worker_is_its_role_subpackages() -> None:
     assert {pkg: found for pkg, found in beyond.items() if found} == {}
 
 
+def test_the_worker_imports_before_a_fork_all_a_job_may_import() -> None:
+    """ "A job's child imports nothing" as a rule of the layout: host/warmup.py's CHILD_PACKAGES are
+    the job's subpackage and all it may import, but lowering/ (a job that asks for a lowering
+    imports it); tests/worker/test_child_imports_nothing.py runs real jobs to see it hold."""
+    warmup = ast.parse((PACKAGE / "worker" / "host" / "warmup.py").read_text(encoding="utf-8"))
+    (preloaded,) = (
+        ast.literal_eval(node.value)
+        for node in warmup.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "CHILD_PACKAGES"
+    )
+    assert set(preloaded) == ({"job"} | WORKER_LAYERS["job"]) - {"lowering"}
+
+
 def test_no_import_circle_among_the_worker_subpackages() -> None:
     """The allowed layers above, and what the code does, have no circle at package level."""
     for edges in (WORKER_LAYERS, worker_package_graph()):
