@@ -32,8 +32,8 @@ from torch import nn
 from torch.export import Dim
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "server"))
-from exportlens.worker.allfailures import more_failures
-from exportlens.worker.inputs import Attempt
+from exportlens.worker.capture.allfailures import more_failures
+from exportlens.worker.core.attempt import Attempt
 
 
 class Multi(nn.Module):

@@ -3,12 +3,12 @@
     PYTHONPATH=server python bench/breakdown.py [--jobs 10] [--layers 4]
 
 Each model is checked through the engine, as the server checks an edit after a pause (a warm
-spare is waiting), `--jobs` times; the medians of the child's own stage timings (worker/child.py:
+spare is waiting), `--jobs` times; the medians of the child's own stage timings (worker/job/child.py:
 import of the user's file, building the module and its inputs, the export, the summary, the
 eager pass that records what the file's part classes receive) are
 shown next to the fork (spare hand-over) and what is left of the caller's wall clock: the
 worker's relay, the result's JSON both ways, the diagnosis.  CPU, steadier than wall on a loaded
-machine: `child cpu` is the job child's own (worker/child.py), `caller cpu` this process's during
+machine: `child cpu` is the job child's own (worker/job/child.py), `caller cpu` this process's during
 the check (the engine's decode of the answer and the diagnosis: what the server spends).  `--view`
 also builds the graph panel's view, as every check did before issue 18 (a panel open on the
 module).  The warm in-process export is measure.py's floor (not run here: run.py and
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # expor
 
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
-from exportlens.worker.spare import QUIET
+from exportlens.worker.host.spare import QUIET
 from measure import median
 from models import ModelSpec, mlp, transformer
 

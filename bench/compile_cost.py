@@ -3,7 +3,7 @@
     PYTHONPATH=server python bench/compile_cost.py [--repeat N] [--transformer LAYERS]
 
 The model is bench/models.py's MLP (or its transformer). Each run does what the worker's child does
-for the module: a strict `torch.export.export`, and the compile check (`worker/compiled.py`: dynamo
+for the module: a strict `torch.export.export`, and the compile check (`worker/job/compiled.py`: dynamo
 with backends that compile nothing, then the recompile pass at two more batch sizes), each after
 `torch._dynamo.reset()`, as in a fresh child. One warm-up run first; the figures are medians of the
 CPU time of the runs after it. Issue 31's bar: the compile check costs at most 1.5x the export.
@@ -23,8 +23,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "server"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exportlens.worker.budget import Budget
-from exportlens.worker.compiled import compile_check
+from exportlens.worker.core.budget import Budget
+from exportlens.worker.job.compiled import compile_check
 from models import ModelSpec, mlp, transformer
 
 BAR = 1.5  # issue 31: a compile check costs at most this times the strict export's
@@ -43,7 +43,7 @@ class CompileCost:
 
 
 class Attempt:
-    """What the compile check reads of the child's attempt (worker/inputs.py)."""
+    """What the compile check reads of the child's attempt (worker/job/inputs.py)."""
 
     def __init__(self, module: Any, args: tuple[Any, ...]) -> None:
         self.module, self.args, self.kwargs = module, args, {}

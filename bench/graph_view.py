@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/graph_view.py [--layers 12 45]
 
-- Worker side, per model: torch.export, then worker/graph_json.py's graph_view (the time a check of
+- Worker side, per model: torch.export, then worker/capture/graph_json.py's graph_view (the time a check of
   the module the panel shows spends on it) and the size of its JSON.
 - Page side (extension/test/runner/graphBench.ts: the panel's bundled page in Debian's chromium,
   headless, as the webview runs it): time from the data arriving to the first paint and dagre's
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from exportlens.worker.graph_json import graph_view  # noqa: E402
+from exportlens.worker.capture.graph_json import graph_view  # noqa: E402
 from models import transformer  # noqa: E402
 
 OUT = ROOT / "dist" / "bench"

@@ -26,13 +26,13 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "server"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exportlens.worker.budget import Budget
+from exportlens.worker.core.budget import Budget
 from exportlens.worker.lowering import lower
 from models import ModelSpec, mlp, transformer
 
 
 class Attempt:
-    """What a lowering reads of the child's attempt (worker/inputs.py): the module and its inputs."""
+    """What a lowering reads of the child's attempt (worker/job/inputs.py): the module and its inputs."""
 
     def __init__(self, module: Any, args: tuple[Any, ...]) -> None:
         self.module, self.args, self.kwargs, self.meta = module, args, {}, False

@@ -3,7 +3,7 @@
     PYTHONPATH=server python bench/spares.py [--edits 20]
 
 The benchmark MLP is checked through the engine as the server checks a buffer being typed
-into: a new version every 0.2 s (faster than the worker's quiet interval, worker/spare.py
+into: a new version every 0.2 s (faster than the worker's quiet interval, worker/host/spare.py
 QUIET), each superseding the last.  The worker says on stderr when it forks a spare
 (WorkerProcess.spares_forked counts): the figure is how many were forked during the typing,
 and, as its peer, whether one was forked in the pause after it (a spare for the next edit).
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # expor
 
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
-from exportlens.worker.spare import QUIET
+from exportlens.worker.host.spare import QUIET
 from models import mlp
 
 TYPING = 0.2  # s between two versions of the buffer

@@ -1,6 +1,6 @@
 """Processes as /proc shows them: what a test or benchmark checks was left behind.
 
-A waiting spare job child (worker/spare.py) is the worker's own and is not a leftover; it is
+A waiting spare job child (worker/host/spare.py) is the worker's own and is not a leftover; it is
 told apart by its name.
 """
 
@@ -10,7 +10,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from exportlens.worker.spare import IDLE_NAME
+from exportlens.worker.host.spare import IDLE_NAME
 
 
 def processes() -> list[tuple[int, int, str, str]]:

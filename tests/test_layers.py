@@ -4,7 +4,11 @@
   the settings and the documents are the same without pygls. One entry point aside: `cli.py`
   starts the server (`lsp/server.py`) for `exportlens serve`, and nothing else of `lsp/`.
 - No import circle among the modules of `check/`, `lsp/` or `worker/` (imports under
-  `if TYPE_CHECKING:` are annotations, not imports, and are left out).
+  `if TYPE_CHECKING:` are annotations, not imports, and are left out), nor among the
+  subpackages of `worker/`, which import one another only downwards: `host/` -> `job/` ->
+  `parts/`, `capture/`, `lowering/` -> `core/` -> `wire/`.
+- Outside `worker/`, ExportLens imports only `worker/wire/`: the rest runs in the user's
+  interpreter, next to their torch.
 """
 
 from __future__ import annotations
@@ -115,6 +119,96 @@ def test_no_import_circle_in_check_lsp_or_worker() -> None:
     assert cycles("exportlens.worker") == []
 
 
+WORKER = "exportlens.worker"
+# Each subpackage of worker/ -> those it may import (tests/worker/test_child_imports_nothing.py
+# checks the other half of the job's rule: the worker imports all of job/ and below before a fork).
+WORKER_LAYERS = {
+    "wire": set(),
+    "core": {"wire"},
+    "capture": {"core", "wire"},
+    "parts": {"core", "wire"},
+    "lowering": {"capture", "core", "wire"},
+    "job": {"capture", "core", "lowering", "parts", "wire"},
+    "host": {"core", "job", "wire"},
+}
+
+
+def subpackage(module: str) -> str | None:
+    """`exportlens.worker.job.child` -> "job"; None outside worker/ and for worker/__init__."""
+    parts = module.split(".")
+    return parts[2] if module.startswith(WORKER + ".") and len(parts) > 2 else None
+
+
+def worker_package_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Subpackage of worker/ -> the other subpackages its modules import."""
+    found: dict[str, set[str]] = {}
+    for name, imported in graph(package).items():
+        if (own := subpackage(name)) is not None:
+            found.setdefault(own, set()).update(
+                {s for m in imported if (s := subpackage(m)) not in (None, own)}
+            )
+    return found
+
+
+def test_outside_the_worker_only_its_wire_format_is_imported() -> None:
+    reaching = {
+        name: sorted(m for m in imported if m.startswith(WORKER) and subpackage(m) != "wire")
+        for name, imported in graph().items()
+        if not name.startswith(WORKER + ".")
+    }
+    assert {name: found for name, found in reaching.items() if found} == {}
+
+
+def test_the_worker_is_its_role_subpackages() -> None:
+    """Every module of worker/ is in one of the subpackages, and each imports only those below it
+    (so no two import each other, directly or around a circle)."""
+    loose = [name for name in graph() if name.startswith(WORKER + ".") and subpackage(name) is None]
+    assert loose == []
+    assert set(worker_package_graph()) == set(WORKER_LAYERS)
+    beyond = {pkg: sorted(uses - WORKER_LAYERS[pkg]) for pkg, uses in worker_package_graph().items()}
+    assert {pkg: found for pkg, found in beyond.items() if found} == {}
+
+
+def test_the_worker_imports_before_a_fork_all_a_job_may_import() -> None:
+    """ "A job's child imports nothing" as a rule of the layout: host/warmup.py's CHILD_PACKAGES are
+    the job's subpackage and all it may import, but lowering/ (a job that asks for a lowering
+    imports it); tests/worker/test_child_imports_nothing.py runs real jobs to see it hold."""
+    warmup = ast.parse((PACKAGE / "worker" / "host" / "warmup.py").read_text(encoding="utf-8"))
+    (preloaded,) = (
+        ast.literal_eval(node.value)
+        for node in warmup.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "CHILD_PACKAGES"
+    )
+    assert set(preloaded) == ({"job"} | WORKER_LAYERS["job"]) - {"lowering"}
+
+
+def test_no_import_circle_among_the_worker_subpackages() -> None:
+    """The allowed layers above, and what the code does, have no circle at package level."""
+    for edges in (WORKER_LAYERS, worker_package_graph()):
+        assert package_cycles(edges) == []
+
+
+def package_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of a small graph: each node that reaches itself, with what it passes through."""
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = list(edges.get(start, ()))
+        while todo:
+            node = todo.pop()
+            if node not in seen:
+                seen.add(node)
+                todo.extend(edges.get(node, ()))
+        return seen
+
+    reached = {node: reach(node) for node in edges}
+    return sorted(
+        sorted(n for n in edges if n in reached[node] and node in reached[n])
+        for node in edges
+        if node in reached[node]
+    )
+
+
 def test_the_reader_sees_imports_and_circles(tmp_path: Path) -> None:
     """The rules above read what they claim to read: lazy imports count, annotations do not."""
     assert "exportlens.lsp.server" in graph()["exportlens.cli"]  # inside `main`
@@ -132,3 +226,5 @@ def test_the_reader_sees_imports_and_circles(tmp_path: Path) -> None:
     }.items():
         (package / name).write_text(text)
     assert cycles("pkg.sub", package) == [["pkg.sub.a", "pkg.sub.b", "pkg.sub.c"]]
+    assert package_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]] * 3
+    assert package_cycles(worker_package_graph(package)) == []  # no worker/ there

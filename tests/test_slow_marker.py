@@ -34,7 +34,7 @@ def calls_a_helper_that_spawns():
 
 
 def imports_the_worker_inputs():
-    from exportlens.worker.inputs import build
+    from exportlens.worker.job.inputs import build
 """
 
 
@@ -50,7 +50,7 @@ def test_what_is_slow() -> None:
     assert is_slow_code(found["spawns"])
     assert is_slow_code(found["calls_a_helper_that_spawns"])  # through a helper of tests/
     assert is_slow_code(found["imports_the_worker_inputs"])  # a module of ours that imports torch
-    assert uses_torch("torch") and uses_torch("torch.export") and uses_torch("exportlens.worker.inputs")
+    assert uses_torch("torch") and uses_torch("torch.export") and uses_torch("exportlens.worker.job.inputs")
     assert not uses_torch("exportlens.config.settings") and not uses_torch("json")
 
 

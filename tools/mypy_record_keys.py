@@ -2,7 +2,7 @@
 
 mypy checks `record["key"]` against the TypedDict but, as PEP 589 allows, accepts `.get()` with
 any string and types it `object` (python/mypy#9906). Most fields the worker sends are optional
-(worker/records.py), so the server reads them with `.get()`: without this, a field renamed in the
+(worker/wire/records.py), so the server reads them with `.get()`: without this, a field renamed in the
 worker and not in diagnosis/ would pass the type check and read None. Loaded by pyproject.toml's
 `[tool.mypy] plugins`; the precise return type stays mypy's own.
 """

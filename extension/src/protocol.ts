@@ -93,7 +93,7 @@ export interface GraphResult {
   stale: boolean;
 }
 
-/** A user frame of a node's stack (worker/records.py ViewFrame). */
+/** A user frame of a node's stack (worker/wire/records.py ViewFrame). */
 export interface ViewFrame {
   path: string;
   line: number;
@@ -101,7 +101,7 @@ export interface ViewFrame {
   code: string;
 }
 
-/** One node of the exported program (worker/records.py ViewNode, made by worker/graph_json.py). */
+/** One node of the exported program (worker/wire/records.py ViewNode, made by worker/capture/graph_json.py). */
 export interface ViewNode {
   id: string;
   name: string;

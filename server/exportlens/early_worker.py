@@ -5,7 +5,7 @@ and the worker's `import torch` (~5.5 s) are serial and independent: started fir
 imports torch on the other core while the server imports its libraries, and the engine adopts it
 when it first needs a worker with the same command and options (engine/process.py); else it is
 killed. The extension passes the flag only in a trusted workspace: the worker runs the
-interpreter's torch. Stdlib only, and only this module and worker/boot.py are imported first.
+interpreter's torch. Stdlib only, and only this module and worker/wire/boot.py are imported first.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from .worker.boot import BOOT
+from .worker.wire.boot import BOOT
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"
 PARALLEL = 2  # exports at a time: engine.EngineOptions's default too
@@ -23,12 +23,12 @@ _early: tuple[list[str], dict[str, str], subprocess.Popen[bytes]] | None = None
 
 
 def worker_argv(python: str) -> list[str]:
-    """The command that runs the worker in `python` (worker/boot.py loads it by location)."""
-    return [python, "-c", BOOT, str(WORKER_DIR / "__init__.py"), str(WORKER_DIR), "main"]
+    """The command that runs the worker in `python` (worker/wire/boot.py loads it by location)."""
+    return [python, "-c", BOOT, str(WORKER_DIR / "__init__.py"), str(WORKER_DIR), "host.main"]
 
 
 def worker_flags(parallel: int, spares: bool, warm_first: bool) -> dict[str, str]:
-    """What the worker's environment adds to the caller's (read by worker/main.py, loop.py,
+    """What the worker's environment adds to the caller's (read by worker/host/main.py, loop.py,
     spare.py and warmup.py)."""
     flags = {"EXPORTLENS_PARALLEL": str(parallel), "PYTHONUNBUFFERED": "1"}
     if not spares:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .codes import registered, url_for
-from .worker.records import ExportSummary, LoweringResult, ModuleTree
+from .worker.wire.records import ExportSummary, LoweringResult, ModuleTree
 
 Severity = Literal["error", "warning", "information", "hint"]
 InputsKind = Literal["export-call", "example-inputs", "inferred", "recorded", "compile-call", "none"]

@@ -1,6 +1,6 @@
 """Where exports run: Linux (WSL included) and macOS, not native Windows.
 
-The worker starts a child process per export (fork, or a fresh interpreter: worker/children.py),
+The worker starts a child process per export (fork, or a fresh interpreter: worker/host/children.py),
 puts it in its own process group, waits on pipes with `select` and caps it with `resource`: none
 of that exists on native Windows.  There the CLI and the server still start and report what
 reading a file says (static_findings.py), and say once why nothing is exported.  Stdlib only.

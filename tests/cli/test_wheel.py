@@ -106,7 +106,7 @@ def test_the_wheel_holds_the_package_its_docs_and_a_user_readme(wheel: Path) -> 
     linked = linked_docs(ROOT / "docs" / "codes.md")
     assert docs == sorted(f"exportlens/docs/{d.name}" for d in linked)
     assert {"exportlens/docs/codes.md", "exportlens/docs/configuration.md"} <= set(docs)
-    assert "exportlens/worker/boot.py" in names and "exportlens/lsp/server.py" in names
+    assert "exportlens/worker/wire/boot.py" in names and "exportlens/lsp/server.py" in names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "examples/")) or "__pycache__" in n]
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
     # The CLI itself depends on nothing but tomli on Python 3.10 (no tomllib there).

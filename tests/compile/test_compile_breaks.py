@@ -1,6 +1,6 @@
-"""Where a compile check reads each graph break from (worker/compile_breaks.py), in the worker's torch:
-what dynamo logs for it, and `torch._dynamo.explain` on a torch that logs breaks another way. Both
-give the same breaks, lines, types and registry ids."""
+"""Where a compile check reads each graph break from (worker/capture/compile_breaks.py), in the
+worker's torch: what dynamo logs for it, and `torch._dynamo.explain` on a torch that logs breaks
+another way. Both give the same breaks, lines, types and registry ids."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ SERVER = str(Path(__file__).resolve().parents[2] / "server")
 CHECK = """
 import linecache, sys, types, torch
 sys.path.insert(0, {server!r})
-from exportlens.worker import compiled
-from exportlens.worker.budget import Budget
+from exportlens.worker.job import compiled
+from exportlens.worker.core.budget import Budget
 linecache.cache["/w/train.py"] = (1, None, {source!r}.splitlines(True), "/w/train.py")
 module = types.ModuleType("train")
 source = {source!r}.split("\\n\\nmodel = ")[0]
@@ -48,7 +48,7 @@ def test_the_logged_breaks_and_explains_are_the_same(worker_torch: WorkerTorch) 
 STAND_IN = """
 import sys, torch
 sys.path.insert(0, {server!r})
-from exportlens.worker.compiled import without_compile
+from exportlens.worker.job.compiled import without_compile
 real, method = torch.compile, torch.nn.Module.compile
 net = torch.nn.Linear(2, 2)
 with without_compile():

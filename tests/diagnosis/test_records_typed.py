@@ -1,6 +1,6 @@
 """A field renamed in the worker's records and not where the server reads it fails the type check.
 
-The records (worker/records.py) reach diagnosis/ and check/ typed (`JobOutcome.failure` is a
+The records (worker/wire/records.py) reach diagnosis/ and check/ typed (`JobOutcome.failure` is a
 `FailureRecord`, ...). Renamed in a copy of the package, mypy strict with the project's plugin
 (tools/mypy_record_keys.py: `.get("key")` must name a key) reports every read of the old names:
 one read with `[]` and two optional ones read with `.get()`.
@@ -27,7 +27,7 @@ RENAMED = {
 def _copy_with_renames(tmp: Path) -> Path:
     package = tmp / "exportlens"
     shutil.copytree(ROOT / "server" / "exportlens", package, ignore=shutil.ignore_patterns("__pycache__"))
-    records = package / "worker" / "records.py"
+    records = package / "worker" / "wire" / "records.py"
     text = records.read_text(encoding="utf-8")
     for old, new in RENAMED.items():
         assert text.count(old) == 1, f"records.py changed: {old!r} is not one field any more"
@@ -44,7 +44,7 @@ def _mypy(tmp: Path, package: Path) -> str:
         "warn_unused_ignores = False\n"
         # Only the records and what reads them are analysed: the rest is Any (a few seconds).
         "[mypy-exportlens.*]\nfollow_imports = skip\n"
-        "[mypy-exportlens.diagnosis.*,exportlens.check.*,exportlens.worker.records]\n"
+        "[mypy-exportlens.diagnosis.*,exportlens.check.*,exportlens.worker.wire.records]\n"
         "follow_imports = normal\n",
         encoding="utf-8",
     )

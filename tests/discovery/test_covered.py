@@ -1,7 +1,7 @@
 """A class an export covers is checked by that export only (covered.py), through the real worker.
 
 What the file cannot tell (a factory behind a registry, a wrapper built in the script) the export
-job tells: the class it exported and the workspace classes in it (worker/module_tree.py). That
+job tells: the class it exported and the workspace classes in it (worker/parts/module_tree.py). That
 class gets no guessed-inputs job and no finding of its own; the export's findings name it (`Net`,
 exported as `model`); its parts are checked with what they receive there; a class no export
 covers is still checked on a guess, after the exports. The CLI checks the files with export calls

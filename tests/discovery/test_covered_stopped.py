@@ -1,7 +1,7 @@
 """An export job stopped at its time limit, or whose child dies, still covers what it built.
 
 The child says which class it exports and the workspace classes in it as soon as the module is
-built (worker/child.py `Reports.exports`); the worker (and the engine, for a worker that dies)
+built (worker/job/child.py `Reports.exports`); the worker (and the engine, for a worker that dies)
 keeps it for the answer the child never gives. Without it a timed-out export covered nothing and
 the class it exports got a second job of its own on guessed inputs, and a "could not check" line.
 """

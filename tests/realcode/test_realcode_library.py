@@ -254,8 +254,8 @@ def test_a_failure_in_exportlens_after_the_export_is_internal_not_the_models() -
     import types
 
     from exportlens.diagnosis.rules import classify
-    from exportlens.worker.failure import describe_failure
-    from exportlens.worker.inputs import build
+    from exportlens.worker.capture.failure import describe_failure
+    from exportlens.worker.job.inputs import build
 
     user = types.ModuleType("user")
     user.Net = object  # type: ignore[attr-defined]

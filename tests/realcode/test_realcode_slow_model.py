@@ -4,8 +4,8 @@ quiet machine and on a loaded one (issue 26 item 8).
 Swin-T (tests/data/realcode/corpus/swin) with a dynamic batch: its strict export alone costs about
 14 s of CPU on two cores, 40 s and more of wall time when the machine is busy. Checked in both
 tracers at once under the default 30 s limit, each tracer's first failure must come out every time:
-the limit counts CPU time while a check computes on a busy machine (worker/time_limit.py), and the
-passes after a failure never cost it (worker/after_failure.py).
+the limit counts CPU time while a check computes on a busy machine (worker/core/time_limit.py), and the
+passes after a failure never cost it (worker/job/after_failure.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The start of a `python -c` program that runs the worker's code as the worker does: the package
-loaded by file location under its private name (worker/boot.py); argv[1] is its folder."""
+loaded by file location under its private name (worker/wire/boot.py); argv[1] is its folder."""
 
 LOAD_WORKER = r"""
 import collections, importlib, importlib.util, json, sys

@@ -19,7 +19,7 @@ from exportlens.check import CheckOptions
 from exportlens.check.jobs import make_job
 from exportlens.document import Document
 from exportlens.early_worker import WORKER_DIR
-from exportlens.worker import protocol
+from exportlens.worker.wire import protocol
 from tests.conftest import WORKER_PYTHON
 
 from .child_program import LOAD_WORKER
@@ -30,9 +30,9 @@ RUN = (
     LOAD_WORKER
     + r"""
 import torch  # noqa: F401
-importlib.import_module("exportlens_worker.warmup").prepare_for_forking()
-child = importlib.import_module("exportlens_worker.child")
-protocol = importlib.import_module("exportlens_worker.protocol")
+importlib.import_module("exportlens_worker.host.warmup").prepare_for_forking()
+child = importlib.import_module("exportlens_worker.job.child")
+protocol = importlib.import_module("exportlens_worker.wire.protocol")
 before = set(sys.modules)
 statuses = [child.execute(protocol.decode_job(line))["status"] for line in sys.stdin.buffer]
 ours = sorted(m for m in set(sys.modules) - before if m.startswith("exportlens_worker"))

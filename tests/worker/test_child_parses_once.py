@@ -18,7 +18,7 @@ from typing import Any
 from exportlens.discovery import discover
 from exportlens.early_worker import WORKER_DIR
 from exportlens.engine import Job
-from exportlens.worker import protocol
+from exportlens.worker.wire import protocol
 from tests.conftest import WORKER_PYTHON
 
 from .child_program import LOAD_WORKER
@@ -30,8 +30,8 @@ COUNT = (
     + r"""
 import ast
 
-child = importlib.import_module("exportlens_worker.child")
-protocol = importlib.import_module("exportlens_worker.protocol")
+child = importlib.import_module("exportlens_worker.job.child")
+protocol = importlib.import_module("exportlens_worker.wire.protocol")
 job = protocol.decode_job(sys.stdin.buffer.read())
 texts = [job["source"]] + ([job["verify"]["original"]["source"]] if job["verify"] else [])
 parses = collections.Counter()

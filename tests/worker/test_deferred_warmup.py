@@ -1,8 +1,8 @@
 """The worker takes jobs before its warm-up is done, and forks spares only when the user pauses.
 
 - A fresh worker runs its first job at once, in a child forked before the warm-up (the warm-up
-  runs between jobs, worker/warmup.py): that job's findings are those of a warm worker's.
-- A spare child is forked only after a quiet interval with no new job (worker/spare.py QUIET):
+  runs between jobs, worker/host/warmup.py): that job's findings are those of a warm worker's.
+- A spare child is forked only after a quiet interval with no new job (worker/host/spare.py QUIET):
   none while jobs come faster than that, even with the worker idle between them, one once they
   stop; none at all with spares off (the CLI's engine, which warms up before its first job).
   The worker says on stderr when it forks one; WorkerProcess counts.
@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from exportlens.engine import Engine, EngineOptions
 from exportlens.engine.process import WorkerProcess
-from exportlens.worker.spare import QUIET
+from exportlens.worker.host.spare import QUIET
 from tests.conftest import check
 
 BRANCH = """

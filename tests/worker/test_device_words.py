@@ -1,4 +1,4 @@
-"""The device redirect only where there is something to redirect (worker/device_words.py): a
+"""The device redirect only where there is something to redirect (worker/capture/device_words.py): a
 file that names no device and imports no workspace file is built without it. Real worker, real
 torch: the file itself tells whether its build ran under the redirect."""
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from exportlens.engine import Engine
-from exportlens.worker.device_words import has_accelerator, needs_redirect
+from exportlens.worker.capture.device_words import has_accelerator, needs_redirect
 from tests.conftest import check
 
 pytestmark = pytest.mark.slow  # the worker, and torch in this process (has_accelerator)

@@ -1,4 +1,4 @@
-"""Code written for a GPU checks on this CPU-only machine (worker/devices.py, docs/devices.md).
+"""Code written for a GPU checks on this CPU-only machine (worker/job/devices.py, docs/devices.md).
 
 Real worker, real torch: under the default policy ("fake") the tensors the code puts on a device
 are fake tensors on that device, so nothing touches CUDA, the graph says `cuda:0`, and what
@@ -13,7 +13,7 @@ from typing import Any
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine
 from exportlens.findings import FileResult, ModuleResult
-from exportlens.worker.protocol import DevicePolicy
+from exportlens.worker.wire.protocol import DevicePolicy
 from tests.conftest import line_of
 
 MODELS = """

@@ -1,6 +1,6 @@
 """A job's fake-tensor cache entries go back to the worker, and the next child starts with them.
 
-worker/fake_cache.py: every check ran in a child forked with only the warm-up's entries, so
+worker/job/fake_cache.py: every check ran in a child forked with only the warm-up's entries, so
 each check of the same model missed the same ops again (a third of a warm export). Checked in
 the real worker with real torch:
 - the second check of a model (a fresh child) adds no entry: the worker had them all;

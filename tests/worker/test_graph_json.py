@@ -1,4 +1,5 @@
-"""worker/graph_json.py on real exported programs: kinds, shapes with named dims, modules, sites, branches."""
+"""worker/capture/graph_json.py on real exported programs: kinds, shapes with named dims, modules,
+sites, branches."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from exportlens.worker import graph_json
-from exportlens.worker.graph_json import graph_view
+from exportlens.worker.capture import graph_json
+from exportlens.worker.capture.graph_json import graph_view
 
 SOURCE = """
 import torch

@@ -1,4 +1,4 @@
-"""The engine <-> worker protocol (worker/protocol.py) without torch: every message survives its
+"""The engine <-> worker protocol (worker/wire/protocol.py) without torch: every message survives its
 encoding unchanged, every op, event and inputs kind has such a sample here, and a line that is
 not a message is refused with an error that says what is wrong."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from exportlens.engine import Job, JobOutcome
-from exportlens.worker import protocol
+from exportlens.worker.wire import protocol
 
 FRAME: protocol.Frame = {
     "path": "/w/net.py",
@@ -182,7 +182,7 @@ ANSWERS: list[protocol.JobAnswer] = [
         "summary": SUMMARY,
         "tree": {"root": {"class": "GPT2Model", "file": None}, "parts": []},
     },
-    {  # a compile check (worker/compiled.py): its graphs, breaks and recompiles
+    {  # a compile check (worker/job/compiled.py): its graphs, breaks and recompiles
         "status": "exported",
         "strict": True,
         "compile": {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from exportlens.engine import Engine, EngineOptions
-from exportlens.worker.children import start_method
+from exportlens.worker.host.children import start_method
 from tests.conftest import check, line_of, only
 from tests.procs import descendants, leftovers
 
@@ -67,7 +67,7 @@ class Hangs(torch.nn.Module):
 
 
 async def spawned_children(worker_pid: int) -> list[int]:
-    """The worker's children that run worker/spawned.py (a fresh interpreter), once there are any."""
+    """The worker's children that run worker/job/spawned.py (a fresh interpreter), once there are any."""
     while True:
         found = []
         for pid, _ in descendants(worker_pid):
@@ -75,7 +75,7 @@ async def spawned_children(worker_pid: int) -> list[int]:
                 argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"spawned" in argv:
+            if b"job.spawned" in argv:
                 found.append(pid)
         if found:
             return found

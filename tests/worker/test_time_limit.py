@@ -1,5 +1,5 @@
 """A job's time limit: CPU time on a busy machine, wall time for a job that waits; a job stopped at
-its limit keeps the answer it had and says which pass ran out (worker/time_limit.py)."""
+its limit keeps the answer it had and says which pass ran out (worker/core/time_limit.py)."""
 
 from __future__ import annotations
 

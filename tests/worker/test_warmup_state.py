@@ -22,8 +22,8 @@ STATE = """
 import json, sys
 sys.path.insert(0, {server!r})
 import torch
-from exportlens.worker import torch_state
-from exportlens.worker.warmup import warm_up
+from exportlens.worker.host import torch_state
+from exportlens.worker.host.warmup import warm_up
 
 before = torch_state.snapshot()
 warm_up()

@@ -2,7 +2,7 @@
  * `make ext-ui`, the graph panel: the packaged .vsix in a real code-server, driven with
  * Playwright. Opens the graph panel by Net's "Show graph" code lens in extension/test/fixtures-graph/graph_model.py,
  * checks the drawn nodes against the program torch.export makes of it (exported here by the
- * project's Python, read by the same worker/graph_json.py), clicks a node and sees the editor's
+ * project's Python, read by the same worker/capture/graph_json.py), clicks a node and sees the editor's
  * cursor on its line, moves the cursor and sees that line's nodes highlighted, screenshots the
  * panel to dist/screenshots/graph.png (the README's docs/images/graph.png is a copy made by
  * hand), and prints the time from the command to the first paint. Every wait is on a condition.

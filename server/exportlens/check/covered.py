@@ -1,7 +1,7 @@
 """Which classes an export already covers, and the order of a check that follows from it.
 
 A job with real inputs (the user's export call, an `example_inputs()` method) reports the class it
-exported and the workspace classes its module is built from (worker/module_tree.py): only running
+exported and the workspace classes its module is built from (worker/parts/module_tree.py): only running
 tells what `build_model(cfg)`, `Model.from_name("b0")` or `wrapper.module` is. A class that such an
 export covers is checked by that export, never on its own with guessed inputs:
 - the exported class (`model = build_model(cfg)` builds `Net`): no job of its own; the export's
@@ -25,7 +25,7 @@ from ..discovery import REAL_INPUTS, Subject
 from ..document import Document
 from ..engine import JobOutcome
 from ..findings import ModuleResult
-from ..worker.records import ModuleTree
+from ..worker.wire.records import ModuleTree
 
 _Job = TypeVar("_Job", bound=tuple[Subject, bool | None])
 

@@ -5,7 +5,7 @@
 - A parent file: the other classes of a file with an export site are parts of what that site
   exports; a file with no site of its own (`blocks.py`) is checked through the first workspace
   file whose module with real inputs imports it (`model.py`, sites.py's `parent_file`). That
-  export records what each class receives (worker/part_inputs.py), the class is checked alone
+  export records what each class receives (worker/parts/part_inputs.py), the class is checked alone
   with it (parts.py), and what lands here is shown here. A class the parent's module holds but
   whose inputs were not recorded (the export failed first) is covered by that export all the same;
   one it does not hold is not in the answer: the document's own check takes it (placed.py), as if

@@ -11,7 +11,7 @@ from ..document import Document
 from ..engine import Job
 from ..imports import import_roots
 from ..lowerings import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
-from ..worker.protocol import DevicePolicy
+from ..worker.wire.protocol import DevicePolicy
 
 MODES = ("non-strict", "strict", "both")
 
@@ -22,7 +22,7 @@ class CheckOptions:
     roots: list[str] = field(default_factory=list)  # workspace roots: importable, "user" code
     all_failures: bool = True  # after a failure, look for the module's other failures too
     meta_above_mb: float | None = 1024.0  # bigger models export with meta weights (no allocation)
-    device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/devices.py)
+    device: DevicePolicy = "fake"  # where tensors the code puts on a GPU go (worker/job/devices.py)
     # (path, module) whose jobs build the graph panel's view: the module a panel shows, no other
     graph_views: frozenset[tuple[str, str]] = frozenset()
     lowerings: tuple[str, ...] = ("export",)  # exportlens.targets: lowerings after a clean export

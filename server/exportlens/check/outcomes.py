@@ -6,7 +6,7 @@ from ..codes import registered
 from ..diagnosis import DiagnosisContext
 from ..engine import JobOutcome
 from ..findings import Finding
-from ..worker.protocol import PASSES
+from ..worker.wire.protocol import PASSES
 
 
 def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:

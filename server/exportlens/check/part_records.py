@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..discovery import Subject
 from ..document import Document
 from ..engine import Engine, JobOutcome
-from ..worker.records import PartInputs
+from ..worker.wire.records import PartInputs
 from .jobs import CheckOptions
 
 log = logging.getLogger("exportlens.check")

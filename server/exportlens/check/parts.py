@@ -2,7 +2,7 @@
 
 A class that is only part of a module with real inputs (discovery's `part_of`) is never checked
 on guessed inputs. While its parent is exported, the worker records what it receives
-(worker/part_inputs.py); the part is then exported on its own with those inputs (random tensors
+(worker/parts/part_inputs.py); the part is then exported on its own with those inputs (random tensors
 of the recorded shapes and dtypes, its parent's Dims on the dims that follow them), and its findings
 land on its lines like any other module's:
 - one its parent's export already found (the same code on the same line, or any parent error on
@@ -30,7 +30,7 @@ from ..codes import registered
 from ..discovery import REAL_INPUTS, Subject
 from ..engine import JobOutcome
 from ..findings import Finding
-from ..worker.records import PartInputs
+from ..worker.wire.records import PartInputs
 
 if TYPE_CHECKING:
     from ..document import Document

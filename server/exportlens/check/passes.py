@@ -39,7 +39,7 @@ class ModuleRuns:
 
 def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
     """What one job's outcome says, before any pass."""
-    if outcome.compile:  # a compile check (worker/compiled.py)
+    if outcome.compile:  # a compile check (worker/job/compiled.py)
         return compile_findings(outcome.compile, ctx, outcome.compile["fullgraph"])
     if outcome.status == "failed" and outcome.failure is not None:
         return diagnose(outcome.failure, ctx)

@@ -19,7 +19,7 @@ from ..discovery import REAL_INPUTS, Subject
 from ..document import Document
 from ..engine import Engine, JobOutcome
 from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
-from ..worker.records import LoweringResult
+from ..worker.wire.records import LoweringResult
 from .compiled import with_compile_checks
 from .covered import Coverage, exported_as, exported_class, held_back, tree_of, unresolved, with_exporters
 from .guessed import soften_guessed

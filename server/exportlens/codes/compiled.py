@@ -1,6 +1,6 @@
 """Codes of a compile check (issue 31): what `torch.compile` meets in a module the workspace compiles.
 
-Made from the child's compile report (`worker/compiled.py`), placed by `diagnosis/compiled.py`;
+Made from the child's compile report (`worker/job/compiled.py`), placed by `diagnosis/compiled.py`;
 each message says it is torch.compile's ("torch.compile: ..."), never an export's.
 """
 

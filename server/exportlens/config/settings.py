@@ -26,7 +26,7 @@ from ..lowerings import LOWERINGS
 
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
-DEVICES = ("fake", "real", "cpu")  # worker/devices.py
+DEVICES = ("fake", "real", "cpu")  # worker/job/devices.py
 COMPILE_CHOICES = ("auto", "all", "off")  # check/compiled.py: which modules get a compile check
 LEVELS = ("error", "warning", "information", "hint", "off")  # a code's configured severity
 # VS Code settings that are the client's alone (vscode-languageclient's LSP trace).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from . import devices
 from .constraints import OUT_OF_RANGE, constraint, solver_gave_up, unsolved
 from .kind import Kind, short

@@ -13,7 +13,7 @@ import ast
 import re
 
 from ..document import Document
-from ..worker.records import FailureRecord, Frame
+from ..worker.wire.records import FailureRecord, Frame
 from .table import said
 
 _OPERATORS = {"mod": ast.Mod, "add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div}

@@ -1,4 +1,4 @@
-"""A compile check's report (worker/compiled.py) -> findings on the user's lines (docs/compile.md).
+"""A compile check's report (worker/job/compiled.py) -> findings on the user's lines (docs/compile.md).
 
 Each graph break lands on the innermost workspace frame of dynamo's stack at the break, the outer
 user frames and the library frame inside it as related locations, worded with torch's own type,
@@ -14,8 +14,8 @@ from typing import Any
 
 from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
-from ..worker.compile_records import CompileReport, GraphBreak, Recompile
-from ..worker.records import Frame
+from ..worker.wire.compile_records import CompileReport, GraphBreak, Recompile
+from ..worker.wire.records import Frame
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 

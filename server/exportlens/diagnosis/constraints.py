@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .guard_value import exact_at, only_values, passes, printed_guards
 from .kind import Kind, first_line, quoted_names, suggested_fixes
 

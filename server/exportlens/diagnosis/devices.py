@@ -1,4 +1,5 @@
-"""Failures that are about devices (worker/devices.py places the tensors): which rule holds, and its words.
+"""Failures that are about devices (worker/job/devices.py places the tensors): which rule holds,
+and its words.
 
 - `device-mismatch`: tensors on two devices meet in one op — a `cpu` constant in a forward that
   runs on `cuda:0`, the inputs on another device than the parameters. torch says so in every
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .kind import Kind, short
 from .rule import Failure
 

@@ -12,7 +12,7 @@ import ast
 import re
 from typing import Any
 
-from ..worker.records import Frame
+from ..worker.wire.records import Frame
 from .context import DiagnosisContext
 from .guard_value import sizes_passing
 from .kind import Kind, quoted_names

@@ -1,6 +1,6 @@
 """What the diagnosis derives from a failure record, kept beside the record, never written into it.
 
-The worker's record says what torch raised and where (`worker/failure.py`); which of its frames
+The worker's record says what torch raised and where (`worker/capture/failure.py`); which of its frames
 are the user's, whether the user's code (or a library it calls) raised, and the culprit's text
 depend on the workspace and the buffer, so they are worked out here, once per record.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..worker.records import FailureRecord, Frame
+from ..worker.wire.records import FailureRecord, Frame
 from .context import DiagnosisContext
 from .locate import is_third_party, is_workspace
 

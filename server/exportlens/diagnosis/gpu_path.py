@@ -2,7 +2,7 @@
 
 The script asked whether a GPU is there (`torch.cuda.is_available()`), this machine said no, and
 the module exported on the path the script takes here. The worker then exported the path a GPU
-machine takes (worker/gpu_path.py); where torch refuses it there (or an op meets tensors on two
+machine takes (worker/job/gpu_path.py); where torch refuses it there (or an op meets tensors on two
 devices that torch's fake kernel let through) the refusal is diagnosed as usual and said as
 `gpu-path-refused`: a warning on the culprit's line, the question's line as related information.
 Never an error: the script exports where it runs.
@@ -14,7 +14,7 @@ import re
 
 from ..codes import registered
 from ..findings import Finding, Related
-from ..worker.records import ExportSummary
+from ..worker.wire.records import ExportSummary
 from .context import DiagnosisContext
 from .devices import fake_device_artifact
 from .locate import Sources

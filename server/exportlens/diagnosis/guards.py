@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..worker.records import FailureRecord, Frame, GuardSite
+from ..worker.wire.records import FailureRecord, Frame, GuardSite
 from .guard_value import from_message, parsed_guard, pins, printed_guards, signature, splits
 from .kinds import Kind
 

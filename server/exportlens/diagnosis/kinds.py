@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .kind import Kind, first_line, short
 
 __all__ = [

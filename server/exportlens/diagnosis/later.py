@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ..codes import registered
 from ..findings import Finding
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 
 CODE = "possible-later-failure"
 _UNBACKED = re.compile(r"\bu\d+\b")

@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..worker.records import FailureRecord, Frame
+from ..worker.wire.records import FailureRecord, Frame
 from .kind import Kind
 
 _SITE = re.compile(r"^(?P<site>.*/(?:site|dist)-packages)/(?P<top>[^/]+)")

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..document import Document
 from ..findings import Range, Related
 from ..textpos import SourceText, utf16_len
-from ..worker.records import FailureRecord, Frame
+from ..worker.wire.records import FailureRecord, Frame
 from . import columns
 from .context import DiagnosisContext
 

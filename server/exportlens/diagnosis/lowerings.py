@@ -13,7 +13,7 @@ from typing import Any
 
 from ..codes import CODES, url_for
 from ..findings import Finding, Range, Related
-from ..worker.records import LoweringFinding, LoweringResult
+from ..worker.wire.records import LoweringFinding, LoweringResult
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..codes import registered, url_for
 from ..findings import Finding, Range, Related
 from ..textpos import utf16_len
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .context import DiagnosisContext
 from .dim_advice import dim_advice
 from .facts import Facts, user_raised

@@ -1,7 +1,7 @@
 """An export that passed but whose program rejects sizes its Dims declare: a warning on the line.
 
 The worker lists the shape conditions the exported program checks when it runs that fail for some
-size inside a Dim's range (worker/narrowing.py: `(h//32)*(w//32) == 4` from a fixed position
+size inside a Dim's range (worker/capture/narrowing.py: `(h//32)*(w//32) == 4` from a fixed position
 table), with the size it found and the frames that made the condition. Each becomes
 `dim-narrowed-at-runtime` on the innermost workspace frame (else the export call's
 `dynamic_shapes`), the `dynamic_shapes` argument related.
@@ -10,7 +10,7 @@ table), with the size it found and the frames that made the condition. Each beco
 from __future__ import annotations
 
 from ..findings import Finding, Related
-from ..worker.records import ExportSummary, Narrowing
+from ..worker.wire.records import ExportSummary, Narrowing
 from .context import DiagnosisContext
 from .locate import Place, Sources, export_call_place, workspace_frames
 from .sym_text import readable

@@ -5,7 +5,7 @@ after tracing everything. Non-strict says "Found <class 'm.DetectorOutput'> in o
 not a known type"; strict (dynamo) "Encountered unrecognized type
 UserDefinedObjectVariable(DetectorOutput) at output 0". Neither names a user line. The finding
 belongs on the `return` that builds the object, with what to register: the child saw that
-`return` in its eager pass (`output_site`, worker/output_site.py); without it (no eager pass),
+`return` in its eager pass (`output_site`, worker/capture/output_site.py); without it (no eager pass),
 the `return` in the checked file's class that builds the class.
 """
 
@@ -15,7 +15,7 @@ import ast
 import re
 
 from ..document import Document
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .context import DiagnosisContext
 from .kinds import Kind
 from .locate import Place, is_workspace

@@ -12,7 +12,7 @@ from typing import Generic, TypeVar
 
 from ..codes import UnknownCodeError, registered
 from ..document import Document
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .facts import Facts
 from .kind import first_line
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Finding
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .classification import CLASSIFY
 from .facts import Facts
 from .kind import Kind

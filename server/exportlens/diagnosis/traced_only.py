@@ -1,4 +1,4 @@
-"""Exceptions that only tracing raises: checked against eager (worker/eager.py), then advised.
+"""Exceptions that only tracing raises: checked against eager (worker/capture/eager.py), then advised.
 
 `user-exception` claims "the same happens in eager"; the worker ran the module eagerly on the same
 inputs, so the claim is checked instead of assumed. What torch's own checks raise about traced
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..worker.records import FailureRecord
+from ..worker.wire.records import FailureRecord
 from .kinds import Kind
 
 _DISTRIBUTIONS = "/torch/distributions/"

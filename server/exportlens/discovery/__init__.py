@@ -39,7 +39,7 @@ class Subject:
     # The export call whose inputs it is checked with (inputs kind "export-call"): its node, so
     # nothing has to find it again by the line and column the worker's spec carries.
     call: ast.Call | None = None
-    # Checked as torch.compile traces it (compile_calls.py, worker/compiled.py), not exported.
+    # Checked as torch.compile traces it (compile_calls.py, worker/job/compiled.py), not exported.
     compile: dict[str, Any] | None = None
     function: str | None = None  # a plain function of this file compiled (its lens is here)
 

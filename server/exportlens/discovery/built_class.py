@@ -7,7 +7,7 @@ Real scripts rarely pass `Net()` itself: `model = Net().to(device)`, `model = mo
 name reassigned from itself), factory functions and class/static methods of the file whose every
 `return` builds the same class, and the attribute a wrapper of the file (or `DataParallel`) keeps
 its constructor's argument in. What only running shows (a factory in a library or behind a
-config) the export job reports itself (worker/module_tree.py).
+config) the export job reports itself (worker/parts/module_tree.py).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..persist.fingerprint import probe_command, read_environment
-from ..worker import protocol
+from ..worker.wire import protocol
 from .daemon_paths import DaemonPaths, daemon_key, peer_allowed, peer_credentials
 from .process import STREAM_LIMIT, WorkerError, WorkerProcess
 

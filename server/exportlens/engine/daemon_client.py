@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..persist.fingerprint import environment
-from ..worker import protocol
-from ..worker.records import ModuleTree
+from ..worker.wire import protocol
+from ..worker.wire.records import ModuleTree
 from .daemon_log import log_size, relay_worker_lines
 from .daemon_paths import (
     DaemonPaths,

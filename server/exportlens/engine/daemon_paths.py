@@ -122,7 +122,7 @@ def peer_allowed(sock: socket.socket, uid: int | None = None) -> bool:
     return peer_uid is not None and peer_uid == (os.getuid() if uid is None else uid)
 
 
-# What else the worker reads of its environment (worker/children.py, spare.py): a daemon started
+# What else the worker reads of its environment (worker/host/children.py, spare.py): a daemon started
 # with another value is another daemon.
 WORKER_ENVIRONMENT = ("EXPORTLENS_START", "EXPORTLENS_SPARE", "EXPORTLENS_SPARE_QUIET")
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from .. import early_worker
 from ..early_worker import PARALLEL, worker_argv, worker_flags
-from ..worker import protocol
-from ..worker.time_limit import WALL_CAP
+from ..worker.wire import protocol
+from ..worker.wire.shared import WALL_CAP
 from .daemon_client import DaemonWorker
 from .daemon_paths import DaemonUnavailable
 from .jobs import Job, JobOutcome
@@ -23,7 +23,7 @@ from .process import WorkerError, WorkerProcess
 log = logging.getLogger("exportlens.engine")
 
 # The worker enforces each job's timeout itself (up to WALL_CAP times it in wall time, for a child
-# still computing on a busy machine: worker/time_limit.py); if it does not answer well after that,
+# still computing on a busy machine: worker/core/time_limit.py); if it does not answer well after that,
 # it is wedged and gets replaced.
 WEDGED_GRACE = 20.0
 DAEMON_LATER_WAIT = 120.0  # s for the own worker's warm-up before the daemon is started anyway

@@ -8,8 +8,8 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from ..worker import protocol
-from ..worker.records import ModuleTree
+from ..worker.wire import protocol
+from ..worker.wire.records import ModuleTree
 
 log = logging.getLogger(__name__)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..worker import protocol
-from ..worker.compile_records import CompileReport
-from ..worker.records import ExportSummary, FailureRecord, LoweringResult, ModuleTree, PartInputs
+from ..worker.wire import protocol
+from ..worker.wire.compile_records import CompileReport
+from ..worker.wire.records import ExportSummary, FailureRecord, LoweringResult, ModuleTree, PartInputs
 
 
 @dataclass
@@ -26,16 +26,16 @@ class Job:
     # What the job is for: jobs with different purposes never supersede each other
     # (a .pt2 save must not cancel the module's check, nor be cancelled by it).
     purpose: str = "check"
-    # Models whose weights would exceed this are built on the meta device (worker/sizing.py).
+    # Models whose weights would exceed this are built on the meta device (worker/job/sizing.py).
     meta_above_mb: float | None = 1024.0
-    # A quick-fix proof (worker/verify.py): how to judge the patched `source`; purpose "verify:…".
+    # A quick-fix proof (worker/job/verify.py): how to judge the patched `source`; purpose "verify:…".
     verify: dict[str, Any] | None = None  # a protocol.VerifySpec: checked by `to_wire`
-    device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/devices.py)
+    device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/job/devices.py)
     graph: bool = False  # build the graph panel's view into the summary (lsp/graph_command.py)
     lowerings: list[str] = field(default_factory=list)  # after a clean export (worker/lowering/)
-    # Workspace files whose part classes' inputs the export records (worker/part_inputs.py).
+    # Workspace files whose part classes' inputs the export records (worker/parts/part_inputs.py).
     parts_from: tuple[str, ...] = ()
-    # Traced as torch.compile does, not exported (worker/compiled.py): a protocol.CompileSpec.
+    # Traced as torch.compile does, not exported (worker/job/compiled.py): a protocol.CompileSpec.
     compile: dict[str, Any] | None = None
 
     @property
@@ -77,7 +77,7 @@ class JobOutcome:
     status: protocol.Status
     seconds: float = 0.0
     strict: bool = False
-    # The job's records as the worker declared them (worker/records.py), checked when the answer
+    # The job's records as the worker declared them (worker/wire/records.py), checked when the answer
     # was decoded: diagnosis reads them typed, so a renamed wire field fails the type check.
     summary: ExportSummary | None = None  # exported
     failure: FailureRecord | None = None  # failed

@@ -20,10 +20,9 @@ from typing import Any
 
 from .. import early_worker
 from ..early_worker import worker_argv, worker_flags
-from ..worker import protocol
-from ..worker.records import ModuleTree
-from ..worker.spare import FORKED_LINE
-from ..worker.warmup import WARM_LINE
+from ..worker.wire import protocol
+from ..worker.wire.records import ModuleTree
+from ..worker.wire.shared import FORKED_LINE, WARM_LINE
 from .in_flight import JobsInFlight
 
 log = logging.getLogger("exportlens.worker")

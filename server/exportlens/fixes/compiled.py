@@ -7,7 +7,7 @@
 
 Every fix carries `verify["compile"]["lines"]`: the lines of its candidate text where the break's
 line is now (the rewritten lines, or the same line moved by the edits above it). The worker compiles
-the candidate and calls it on the same inputs (worker/compiled.py's `compiled_without_break`): the
+the candidate and calls it on the same inputs (worker/job/compiled.py's `compiled_without_break`): the
 fix is proven when dynamo breaks the graph on none of those lines and the result matches eager mode
 of the original. One not proven is not offered (lsp/code_actions.py).
 """

@@ -138,7 +138,7 @@ def _cond(site: Site, code: str, doc: Document) -> Fix:
 
 
 def branch_spec(site: Site) -> dict[str, object]:
-    """How the worker tells the branches apart: a line only one of them runs (worker/verify.py)."""
+    """How the worker tells the branches apart: a line only one of them runs (worker/job/verify.py)."""
     first = site.true_body[0].lineno
     if first != site.node.lineno:
         return {"compare": "original", "branch_line": first, "branch_polarity": True}

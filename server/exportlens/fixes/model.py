@@ -16,7 +16,7 @@ class Fix:
     code: str  # the diagnostic code it answers
     kind: str  # cond | where | check | dims | eval | buffer | guard-print | remove | export-call | example
     edits: list[Edit]
-    # How the worker proves it (worker/verify.py): {"compare": "original" | "self", "flip": bool}.
+    # How the worker proves it (worker/job/verify.py): {"compare": "original" | "self", "flip": bool}.
     # None: nothing to prove (a refusal).
     verify: dict[str, Any] | None = field(default_factory=lambda: {"compare": "self", "flip": False})
     disabled: str | None = None  # why this fix cannot be offered (shown greyed out, never applied)

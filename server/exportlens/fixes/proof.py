@@ -1,7 +1,7 @@
 """Turn a fix into a worker job that proves it, and the worker's verdict into words.
 
 The job exports the buffer *with the fix applied* (in memory: nothing is written) and compares
-the exported program with eager mode (worker/verify.py).
+the exported program with eager mode (worker/job/verify.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - After diagnostics are published for a document (the server's `after_publish` step), the fixes
   for them are computed on that document's one parse
   and each is proven in the background: the worker exports the buffer with the fix applied and
-  compares with eager mode (fixes/proof.py, worker/verify.py).  One proof runs at a time, and a
+  compares with eager mode (fixes/proof.py, worker/job/verify.py).  One proof runs at a time, and a
   proof for a version that is no longer current is dropped, so checks of new text are never kept
   waiting behind more than one proof.
 - A code-action request is answered from what is ready: a proven fix says what was proven in its

@@ -1,4 +1,4 @@
-"""Human-readable pieces of an export summary (worker/summary.py), shared by hover and lenses."""
+"""Human-readable pieces of an export summary (worker/capture/summary.py), shared by hover and lenses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import urllib.parse
 from typing import Any
 
 from ..diagnosis.lowerings import label
-from ..worker.records import ExportSummary, LoweringResult
+from ..worker.wire.records import ExportSummary, LoweringResult
 from .state import ModuleEntry
 
 GRAPH_LINES = 20  # a hover is a glance: the link opens the rest
@@ -72,7 +72,7 @@ def dynamic_dims(graph: ExportSummary) -> list[str]:
 
 
 def device_line(graph: ExportSummary) -> str:
-    """Where the code's GPU tensors were (worker/devices.py); '' when it names no accelerator."""
+    """Where the code's GPU tensors were (worker/job/devices.py); '' when it names no accelerator."""
     placement = graph.get("placement")
     devices = ", ".join(f"`{d}`" for d in placement["devices"]) if placement else ""
     if not placement or not devices:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...findings import Finding
 from ...textpos import SourceText
-from ...worker.records import ExportSummary
+from ...worker.wire.records import ExportSummary
 from ..context import DiagnosisContext
 from ..gpu_path import gpu_path_findings
 from ..narrowed import narrowed_findings

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...worker.records import ExportSummary
+from ...worker.wire.records import ExportSummary
 
 CALLS = {
     "sys.stdout.write": "output",

@@ -13,7 +13,7 @@ from ...document import Document
 from ...findings import Finding, Range, Related
 from ...syntax import span
 from ...textpos import SourceText
-from ...worker.records import GraphOp
+from ...worker.wire.records import GraphOp
 from ..context import DiagnosisContext
 from ..locate import Sources, export_call_place, is_workspace, workspace_frames
 

@@ -13,9 +13,9 @@ import importlib
 import time
 from typing import Any
 
-from ..budget import Budget, OutOfBudget
-from ..protocol import TARGET_OUT_OF_TIME
-from ..records import LoweringResult
+from ..core.budget import Budget, OutOfBudget
+from ..wire.protocol import TARGET_OUT_OF_TIME
+from ..wire.records import LoweringResult
 
 # The target -> the module that checks it.  `export` is the export itself: nothing more to run.
 MODULES = {"core-aten": ".core_aten", "onnx": ".onnx", "aoti": ".aoti"}

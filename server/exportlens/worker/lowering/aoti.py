@@ -17,9 +17,9 @@ import tempfile
 import time
 from typing import Any
 
-from ..budget import Budget
-from ..graph_breaks import causes
-from ..records import LoweringFinding, LoweringResult
+from ..capture.graph_breaks import causes
+from ..core.budget import Budget
+from ..wire.records import LoweringFinding, LoweringResult
 from .nodes import call_nodes, op_name, target_finding
 from .values import no_values
 
@@ -73,13 +73,13 @@ def run_package(runner: Any, program: Any, attempt: Any, checked: list[str]) -> 
     """The package on each input set against eager; the first refusal or mismatch is the finding."""
     import torch
 
-    from .numeric import _input_sets, _leaves
+    from .numeric import input_sets, leaves_of
 
     with torch.no_grad():
-        for label, args, kwargs in _input_sets(program, attempt.args, attempt.kwargs or {}):
-            want = [t for t in _leaves(attempt.module(*args, **kwargs)) if isinstance(t, torch.Tensor)]
+        for label, args, kwargs in input_sets(program, attempt.args, attempt.kwargs or {}):
+            want = [t for t in leaves_of(attempt.module(*args, **kwargs)) if isinstance(t, torch.Tensor)]
             try:
-                got = [t for t in _leaves(runner(*args, **kwargs)) if isinstance(t, torch.Tensor)]
+                got = [t for t in leaves_of(runner(*args, **kwargs)) if isinstance(t, torch.Tensor)]
             except Exception as exc:  # noqa: BLE001 - the package's runtime check, placed on its line
                 return [run_refusal(exc, program, label)]
             checked.append(label)

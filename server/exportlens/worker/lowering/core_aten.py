@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import Budget
-from ..records import LoweringFinding, LoweringResult
+from ..core.budget import Budget
+from ..wire.records import LoweringFinding, LoweringResult
 from .nodes import node_frames, op_name, target_finding
 
 # Bookkeeping an exported program may hold that ExecuTorch's verifier lets through.

@@ -12,8 +12,8 @@ import importlib.util
 import math
 from typing import Any
 
-from ..budget import Budget
-from ..records import LoweringFinding
+from ..core.budget import Budget
+from ..wire.records import LoweringFinding
 from .nodes import target_finding
 from .values import ATOL, RTOL, no_values
 
@@ -39,8 +39,8 @@ def compare(
     import torch
 
     with budget.bounded(share=0.9), torch.no_grad():
-        for label, args, kwargs in _input_sets(program, attempt.args, attempt.kwargs or {}):
-            want = [t for t in _leaves(attempt.module(*args, **kwargs)) if isinstance(t, torch.Tensor)]
+        for label, args, kwargs in input_sets(program, attempt.args, attempt.kwargs or {}):
+            want = [t for t in leaves_of(attempt.module(*args, **kwargs)) if isinstance(t, torch.Tensor)]
             try:
                 got = list(onnx_program(*args, **kwargs))
             except Exception as exc:
@@ -62,7 +62,7 @@ def _info(message: str) -> LoweringFinding:
     return target_finding("target-not-run", "information", message)
 
 
-def _leaves(value: Any) -> list[Any]:
+def leaves_of(value: Any) -> list[Any]:
     import torch.utils._pytree as pytree
 
     return list(pytree.tree_leaves(value))
@@ -89,7 +89,7 @@ def _worst(want: list[Any], got: list[Any]) -> tuple[float, float] | None:
     return worst
 
 
-def _input_sets(program: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+def input_sets(program: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """The example inputs, then per dynamic dim the inputs at a second size inside its range."""
     import torch
     import torch.utils._pytree as pytree

@@ -13,9 +13,9 @@ import importlib.util
 import re
 from typing import Any
 
-from ..budget import Budget
-from ..graph_breaks import causes
-from ..records import LoweringFinding, LoweringResult
+from ..capture.graph_breaks import causes
+from ..core.budget import Budget
+from ..wire.records import LoweringFinding, LoweringResult
 from .nodes import call_nodes, op_name, target_finding
 from .values import no_values
 

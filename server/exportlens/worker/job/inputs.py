@@ -1,0 +1,123 @@
+"""Build (module, args, kwargs, dynamic_shapes, strict) for one export target.
+
+Four sources, decided statically by the engine's discovery:
+- "export-call": the user's own `export(...)` call.  We run the statements
+  that precede it in its block(s) (`prelude`, given by position), then
+  evaluate the call's arguments -- never the call itself, nothing after it.
+- "example-inputs": `Cls().example_inputs()` (or `get_example_inputs`).
+- "inferred": `Cls()` with an input expression built from its first layer.
+- "compile-call": the first call of an object the file compiles (`out = model(x)`): the object
+  and the call's arguments, evaluated where loading stopped (before that statement).
+- "recorded": a part of a module with real inputs (built from `parent`, one of the above), fed
+  random tensors like those it received there (part_inputs.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from types import ModuleType
+from typing import Any
+
+import torch
+
+from ..core.attempt import Attempt
+from ..wire.protocol import CompileCallInputs, ExportCallInputs, InputsSpec
+
+
+def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module) -> Attempt:
+    """`tree`: the buffer's syntax tree (loader.parse), where an export call's nodes are found."""
+    namespace = user_module.__dict__
+    if spec["kind"] == "export-call":
+        return _from_export_call(spec, dict(namespace), path, tree)
+    if spec["kind"] == "compile-call":
+        return _from_compiled_call(spec, dict(namespace), path, tree)
+    if spec["kind"] == "recorded":
+        from ..parts.part_inputs import part_attempt
+
+        # A parent too large to allocate was checked on meta: so is the part, and what it is fed.
+        with torch.device("meta") if spec.get("meta") else contextlib.nullcontext():
+            return part_attempt(spec, build(spec["parent"], user_module, path, tree))
+    module = namespace[spec["class"]]()
+    if spec["kind"] == "example-inputs":
+        return Attempt(module, *_split_inputs(getattr(module, spec["method"])()))
+    if spec["kind"] == "inferred":
+        value = eval(compile(spec["expr"], path, "eval"), {"torch": torch})  # noqa: S307
+        return Attempt(module, *_split_inputs(value))
+    raise ValueError(f"unknown inputs kind {spec['kind']!r}")
+
+
+def _split_inputs(value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Accept a tensor, a tuple of args, a dict of kwargs, or (args, kwargs)."""
+    if isinstance(value, dict):
+        return (), dict(value)
+    if isinstance(value, list):
+        value = tuple(value)
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], (tuple, list))
+        and isinstance(value[1], dict)
+    ):
+        return tuple(value[0]), dict(value[1])
+    if isinstance(value, tuple):
+        return value, {}
+    return (value,), {}
+
+
+def _find(tree: ast.AST, kind: type, line: int, col: int) -> Any:
+    for node in ast.walk(tree):
+        if isinstance(node, kind) and (node.lineno, node.col_offset) == (line, col):  # type: ignore[attr-defined]
+            return node
+    raise LookupError(f"no {kind.__name__} at {line}:{col} (the buffer changed?)")
+
+
+def _from_export_call(
+    spec: ExportCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
+) -> Attempt:
+    call: ast.Call = _find(tree, ast.Call, *spec["call"])
+    prelude = [_find(tree, ast.stmt, line, col) for line, col in spec["prelude"]]
+    if prelude:
+        exec(compile(ast.Module(body=prelude, type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+
+    def value(node: ast.expr) -> Any:
+        return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307
+
+    module = value(call.args[0])
+    args = value(call.args[1]) if len(call.args) > 1 else ()
+    kwargs = value(call.args[2]) if len(call.args) > 2 else None
+    keywords = {k.arg: k.value for k in call.keywords if k.arg}
+    if "args" in keywords:
+        args = value(keywords["args"])
+    if "kwargs" in keywords:
+        kwargs = value(keywords["kwargs"])
+    if not isinstance(args, tuple):
+        args = tuple(args) if isinstance(args, list) else (args,)
+    return Attempt(
+        module,
+        args,
+        dict(kwargs or {}),
+        value(keywords["dynamic_shapes"]) if "dynamic_shapes" in keywords else None,
+        bool(value(keywords["strict"])) if "strict" in keywords else None,
+    )
+
+
+def _from_compiled_call(
+    spec: CompileCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
+) -> Attempt:
+    call: ast.Call = _find(tree, ast.Call, *spec["call"])
+    prelude = [_find(tree, ast.stmt, line, col) for line, col in spec.get("prelude", [])]
+    if prelude:
+        exec(compile(ast.Module(body=prelude, type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+
+    def value(node: ast.expr) -> Any:
+        return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307
+
+    args: list[Any] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            args.extend(value(arg.value))
+        else:
+            args.append(value(arg))
+    kwargs = {k.arg: value(k.value) for k in call.keywords if k.arg}
+    return Attempt(value(call.func), tuple(args), kwargs)
