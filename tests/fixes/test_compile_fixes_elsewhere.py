@@ -1,0 +1,59 @@
+"""A graph break's fix in a model file that another script compiles (issue 31, fixes/proof.py):
+`train.py` does `from model import Net; m = torch.compile(Net()); m(x)`, the model file has no
+compile call of its own. The break is found through that script (check/sites.py), and each fix is
+proven through the same call: the script runs with the model file imported with the fix applied (the
+model file alone has no inputs to prove it with: `Scale` needs its width). Through the real
+server; applying a proven fix and saving removes the warning."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from tests.compile.sources import NO_INDUCTOR, line_of
+from tests.fixes.conftest import apply_edit, pick, proven, resolve
+from tests.lsp.conftest import Session
+
+SCALE = (
+    NO_INDUCTOR
+    + """
+class Scale(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, x):
+        h = self.fc(x)
+        top = h.abs().max().item()
+        return h / (top + 1.0)
+"""
+)
+TRAIN = """import torch
+from cfx_far_model import Scale
+
+model = torch.compile(Scale(8))
+out = model(torch.randn(2, 8))
+"""
+
+
+async def saved(server: Session, uri: str, name: str, text: str) -> list[types.Diagnostic]:
+    """The buffer changed to `text` and saved, as an editor does: the other file's check reruns."""
+    version = server.change(uri, text)
+    (server.root / name).write_text(text, encoding="utf-8")
+    mark = len(server.record.checked)
+    server.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return await server.wait_checked(uri, version, mark)
+
+
+async def test_item_in_a_model_compiled_by_another_script_is_fixed_and_proven_there(server: Session) -> None:
+    server.write("cfx_far_train.py", TRAIN)
+    before = await server.open("cfx_far_model.py", SCALE)
+    uri, text = server.write("cfx_far_model.py", SCALE)
+    line = line_of(SCALE, ".item()")
+    assert [(d.code, d.range.start.line) for d in before] == [("compile-graph-break", line)]
+    fix = pick(await proven(server, uri, line), "Capture `.item()` in the graph")
+    assert fix.title.endswith("(no graph break there; matches eager)") and fix.is_preferred, fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert "torch._dynamo.config.capture_scalar_outputs = True\n" in new
+    assert await saved(server, uri, "cfx_far_model.py", new) == []
