@@ -1,12 +1,13 @@
 """Compile checks on public model code of the real-code corpus (tests/data/realcode/corpus/README.md):
 each case's `compile_<case>.py`, the script a user would write, through the CLI and the real worker.
 
-Torch's own verdict, read by hand from `TORCH_LOGS=graph_breaks` running each script with
-`torch.compile(..., backend="eager")` ("Graph break in user code at <file>:<line>", the innermost
-frame of the case's files when torch names one in the standard library, and the `gb/gbNNNN` link),
-on torch 2.10.0, 2.13.0 and 2.15.0, never from ExportLens's output. A graph-break id differs
-between versions: torch 2.10 says `copy.deepcopy()` (gb0179) where 2.13 says "Attempted to
-copy.deepcopy a tensor" (gb4198), and its data-dependent branch has no link.
+Torch's own verdict, read by hand from `bench/compile_truth.py` (each script run with
+`TORCH_LOGS=graph_breaks` and `torch.compile(..., backend="eager")`: "Graph break in user code at
+<file>:<line>", the innermost frame of the case's files when torch names one in the standard
+library, and the `gb/gbNNNN` link) on torch 2.10.0, 2.13.0 and 2.15.0, never from ExportLens's
+output. A graph-break id differs between versions: torch 2.10 says `copy.deepcopy()` (gb0179)
+where 2.13 says "Attempted to copy.deepcopy a tensor" (gb4198), and its data-dependent branch has
+no link.
 """
 
 from __future__ import annotations
