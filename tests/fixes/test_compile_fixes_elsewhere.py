@@ -7,6 +7,8 @@ server; applying a proven fix and saving removes the warning."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types
 
 from tests.compile.sources import NO_INDUCTOR, line_of
@@ -52,6 +54,8 @@ async def test_item_in_a_model_compiled_by_another_script_is_fixed_and_proven_th
     uri, text = server.write("cfx_far_model.py", SCALE)
     line = line_of(SCALE, ".item()")
     assert [(d.code, d.range.start.line) for d in before] == [("compile-graph-break", line)]
+    notes = [(Path(r.location.uri).name, r.message) for r in before[0].related_information or []]
+    assert ("cfx_far_train.py", "the compile call whose inputs were used") in notes, notes
     fix = pick(await proven(server, uri, line), "Capture `.item()` in the graph")
     assert fix.title.endswith("(no graph break there; matches eager)") and fix.is_preferred, fix.title
     new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)

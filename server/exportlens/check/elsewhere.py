@@ -53,9 +53,7 @@ async def check_elsewhere(
     def relay(result: ModuleResult, findings: list[Finding]) -> None:
         if early is None or (subject := names.get(result.name)) is None:
             return
-        via = Related(
-            file, Range.of(result.line, 0, result.line, 0), "the export call whose inputs were used"
-        )
+        via = Related(file, Range.of(result.line, 0, result.line, 0), _used(result))
         here = [
             dataclasses.replace(f, module=subject.name, related=[*f.related, via])
             for f in findings
@@ -66,8 +64,9 @@ async def check_elsewhere(
     others = [doc] if parts else []
     options = dataclasses.replace(options, purpose=f"check of {doc.path}")
     result = await check_file(engine, file, None, options, only=only, early=relay, others=others)
-    call_line = next((m.line for m in result.modules if m.name in only), 0)
-    via = Related(file, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")
+    site_module = next((m for m in result.modules if m.name in only), None)
+    call_line = site_module.line if site_module else 0
+    via = Related(file, Range.of(call_line, 0, call_line, 0), _used(site_module))
     modules: list[ModuleResult] = []
     for m in result.modules:
         if (subject := by_foreign.get(m.name) or names.get(m.name)) is not None:
@@ -90,6 +89,12 @@ async def check_elsewhere(
         if failed and not any(f.module == subject.name for f in findings):
             findings.append(_site_failed(doc, subject, file, call_line, via, result.diagnostics, failed))
     return modules, findings
+
+
+def _used(result: ModuleResult | None) -> str:
+    """The related note on the other file's call: a compile call (check/sites.py) or an export's."""
+    call = "compile" if result is not None and result.mode == "compile" else "export"
+    return f"the {call} call whose inputs were used"
 
 
 def _holder(parts: Sequence[Subject], finding: Finding) -> Subject | None:
