@@ -35,9 +35,9 @@ TORCH_SAYS: dict[tuple[str, str], tuple[str, int, GbIds]] = {
     # torchaudio's Conformer: `int(torch.max(lengths).item())` building the padding mask (gb0124)
     ("conformer", "compile_conformer.py"): ("conformer.py", 18, same("gb0124")),
     # Mistral's MoE: `torch.where(selected_experts == i)` in the loop over experts (a nonzero)
-    ("moe", "compile_moe.py"): ("moe.py", 36, same(None)),
+    ("moe", "compile_moe.py"): ("moe.py", 36, same("gb0036")),
     # the same layer compiled and called inside a script's `def main():`
-    ("moe", "train_moe.py"): ("moe.py", 36, same(None)),
+    ("moe", "train_moe.py"): ("moe.py", 36, same("gb0036")),
     # transformers' GPT-2: `logger.warning_once(...)` in forward under gradient checkpointing
     ("gpt2_hf", "train_gpt2_hf.py"): ("modeling_gpt2.py", 111, same("gb0291")),
     # fairseq's encoder: `if has_pads:` on `encoder_padding_mask.any()`
@@ -69,3 +69,23 @@ def test_the_break_torch_reports_is_a_warning_on_its_line(case: str, script: str
     ]
     if gb_id:
         assert found[0]["url"].endswith(f"/gb/{gb_id}.html")
+
+
+# The cases without an export script: their model file, checked alone, is checked through the
+# compile script beside it (check/sites.py) and gets torch's break all the same.
+ALONE = [
+    (case, script) for case, script in sorted(TORCH_SAYS) if not any((CORPUS / case).glob("export_*.py"))
+]
+
+
+@pytest.mark.parametrize(("case", "script"), ALONE)
+def test_the_model_file_alone_gets_the_break_through_its_script(case: str, script: str) -> None:
+    path, line, _ = TORCH_SAYS[case, script]
+    out = run_cli(path, "--no-cache", "--format", "json", cwd=CORPUS / case, python=WORKER_PYTHON)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (entry,) = json.loads(out.stdout)["files"]
+    assert [(d["range"]["start"]["line"] + 1, d["code"]) for d in entry["diagnostics"]] == [
+        (line, "compile-graph-break")
+    ]
+    related = [(r["path"], r["message"]) for r in entry["diagnostics"][0]["related"]]
+    assert (script, "the compile call whose inputs were used") in related, related
