@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsprotocol import types
-
 from tests.compile.sources import NO_INDUCTOR, line_of
-from tests.fixes.conftest import apply_edit, pick, proven, resolve
+from tests.fixes.conftest import apply_edit, pick, proven, resolve, saved
 from tests.lsp.conftest import Session
 
 SCALE = (
@@ -35,17 +33,6 @@ from cfx_far_model import Scale
 model = torch.compile(Scale(8))
 out = model(torch.randn(2, 8))
 """
-
-
-async def saved(server: Session, uri: str, name: str, text: str) -> list[types.Diagnostic]:
-    """The buffer changed to `text` and saved, as an editor does: the other file's check reruns."""
-    version = server.change(uri, text)
-    (server.root / name).write_text(text, encoding="utf-8")
-    mark = len(server.record.checked)
-    server.client.text_document_did_save(
-        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
-    return await server.wait_checked(uri, version, mark)
 
 
 async def test_item_in_a_model_compiled_by_another_script_is_fixed_and_proven_there(server: Session) -> None:

@@ -11,8 +11,7 @@ import shutil
 from lsprotocol import types
 
 from tests.compile.test_compile_realcode import CORPUS, TORCH_SAYS
-from tests.fixes.conftest import actions, apply_edit, pick, proven, resolve
-from tests.fixes.test_compile_fixes_elsewhere import saved
+from tests.fixes.conftest import actions, apply_edit, pick, proven, resolve, saved
 from tests.lsp.conftest import Session
 
 BREAK = "compile-graph-break"
