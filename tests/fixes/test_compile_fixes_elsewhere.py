@@ -48,3 +48,49 @@ async def test_item_in_a_model_compiled_by_another_script_is_fixed_and_proven_th
     new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
     assert "torch._dynamo.config.capture_scalar_outputs = True\n" in new
     assert await saved(server, uri, "cfx_far_model.py", new) == []
+
+
+NESTED = (
+    NO_INDUCTOR
+    + """
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, x):
+        h = self.fc(x)
+        print("block", h.shape)
+        return torch.relu(h) * 2 + 1
+
+
+class Stack(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+"""
+)
+TRAIN_STACK = """import torch
+from cfx_far_stack import Stack
+
+model = torch.compile(Stack(8, 2))
+out = model(torch.randn(2, 8))
+"""
+
+
+async def test_a_break_in_a_part_of_the_compiled_module_is_fixed_through_the_script(server: Session) -> None:
+    """The break is in `Block`, a part of `Stack`, which the other script compiles."""
+    server.write("cfx_far_stack_train.py", TRAIN_STACK)
+    before = await server.open("cfx_far_stack.py", NESTED)
+    uri, text = server.write("cfx_far_stack.py", NESTED)
+    line = line_of(NESTED, 'print("block"')
+    assert [(d.code, d.range.start.line) for d in before] == [("compile-graph-break", line)]
+    guard = pick(await proven(server, uri, line), "Run `print('block', h.shape)` only when not compiling")
+    assert guard.title.endswith("(no graph break there; matches eager)") and guard.is_preferred, guard.title
+    new = apply_edit(text, (await resolve(server, guard)).edit, uri, 1)
+    assert await saved(server, uri, "cfx_far_stack.py", new) == []
