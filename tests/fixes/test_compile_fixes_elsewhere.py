@@ -94,3 +94,40 @@ async def test_a_break_in_a_part_of_the_compiled_module_is_fixed_through_the_scr
     assert guard.title.endswith("(no graph break there; matches eager)") and guard.is_preferred, guard.title
     new = apply_edit(text, (await resolve(server, guard)).edit, uri, 1)
     assert await saved(server, uri, "cfx_far_stack.py", new) == []
+
+
+STACK_OF_BLOCKS = """from torch import nn
+
+from cfx_far3_blocks import Block
+
+
+class Stack(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+"""
+TRAIN_STACK_OF_BLOCKS = TRAIN_STACK.replace("cfx_far_stack", "cfx_far3_model")
+
+
+async def test_a_part_in_a_third_file_is_fixed_through_the_script_that_compiles_its_parent(
+    server: Session,
+) -> None:
+    """`cfx_far3_blocks.py`'s `Block` is part of `cfx_far3_model.py`'s `Stack`, compiled and called
+    by `cfx_far3_train.py`: the blocks file is checked through that script (its parent file, as for
+    an export), and the fix proven there with `Stack` built of the fixed `Block`."""
+    blocks = NESTED.split("\n\nclass Stack")[0] + "\n"
+    server.write("cfx_far3_model.py", STACK_OF_BLOCKS)
+    server.write("cfx_far3_train.py", TRAIN_STACK_OF_BLOCKS)
+    before = await server.open("cfx_far3_blocks.py", blocks)
+    uri, text = server.write("cfx_far3_blocks.py", blocks)
+    line = line_of(blocks, 'print("block"')
+    assert [(d.code, d.range.start.line) for d in before] == [("compile-graph-break", line)]
+    guard = pick(await proven(server, uri, line), "Run `print('block', h.shape)` only when not compiling")
+    assert guard.title.endswith("(no graph break there; matches eager)") and guard.is_preferred, guard.title
+    new = apply_edit(text, (await resolve(server, guard)).edit, uri, 1)
+    assert await saved(server, uri, "cfx_far3_blocks.py", new) == []

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..discovery import REAL_INPUTS, Subject
+from ..discovery import Subject
 from ..document import Document
 from ..engine import Engine
 from ..findings import Finding, ModuleResult, Range, Related
@@ -26,6 +26,7 @@ from .jobs import CheckOptions
 from .keys import class_span
 from .parts import foreign_name
 from .run import EarlyReport, check_file
+from .sites import PARENT_INPUTS
 from .static_findings import anchor_range
 
 Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
@@ -46,7 +47,7 @@ async def check_elsewhere(
     if exported:
         only = {t.name for t in exported}
     else:
-        only = {t.name for t in Document.from_file(file).discovery.subjects if t.inputs_kind in REAL_INPUTS}
+        only = {t.name for t in Document.from_file(file).discovery.subjects if t.inputs_kind in PARENT_INPUTS}
     by_foreign = {foreign_name(doc.path, t.name): t for t in parts}
     names = {t.name: t for t in exported}
 

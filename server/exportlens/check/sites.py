@@ -29,6 +29,9 @@ from ..discovery import REAL_INPUTS
 from ..document import Document
 from ..imports import imports_of, loaded_files, module_files, parsed
 
+# A parent file's modules: with real inputs, or fed by the first call of their compile call (its
+# check records what the parts receive as an export's does)
+PARENT_INPUTS = (*REAL_INPUTS, "compile-call")
 SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
 MAX_FILES = 5000
 # exported class name -> the files its import could come from
@@ -95,14 +98,17 @@ class SiteIndex:
         return loads
 
     def _real(self, path: str) -> bool:
-        """A module of `path` has real inputs: an export call or an `example_inputs` method."""
+        """A module of `path` has real inputs (an export call, an `example_inputs` method) or is
+        compiled and called."""
         try:
             doc = Document.from_file(path)  # parsed once per text, however many checks ask
         except (OSError, SyntaxError, UnicodeDecodeError):
             return False
-        if "export" not in doc.text and "example_inputs" not in doc.text:
+        if not any(word in doc.text for word in ("export", "example_inputs", "compile")):
             return False
-        return doc.syntax_error is None and any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.subjects)
+        return doc.syntax_error is None and any(
+            t.inputs_kind in PARENT_INPUTS for t in doc.discovery.subjects
+        )
 
     def _scan(self, roots: list[str]) -> list[str]:
         found: list[str] = []

@@ -83,7 +83,9 @@ def proof_job(
     compiled = fix.verify.get("compile") is not None
     if compiled and module and module.endswith("@compile"):  # exportlens.compile = all: as compiled
         module = module.removesuffix("@compile")
-    site = placement.sites.get(module or "") if compiled and placement else None
+    site = None
+    if compiled and placement is not None:  # its export site, else the file whose compile holds it
+        site = placement.sites.get(module or "") or placement.parents.get(module or "")
     if site is not None and module is not None:
         return _through_site(site, doc, patched, fix, module, options)
     subject = next((t for t in found.subjects if t.name == module), None)
@@ -118,14 +120,18 @@ def proof_job(
 def _through_site(
     site: str, doc: Document, patched: Document, fix: Fix, module: str, options: CheckOptions
 ) -> Job | None:
-    """The proof run by `site`'s compile call of `module` (from disk), which imports `doc`: the
-    candidate imports it with the fix, the eager reference without; no break on the fix's lines of
-    `doc` (worker/verify.py)."""
+    """The proof run by `site`'s compile call of `module` (from disk), or of the module `module` is
+    a part of, which imports `doc`: the candidate imports it with the fix, the eager reference
+    without; no break on the fix's lines of `doc` (worker/verify.py)."""
     try:
         there = Document.from_file(site)
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None
-    subject = next((t for t in there.discovery.subjects if t.name == module and t.compile is not None), None)
+    compiled = [
+        t for t in there.discovery.subjects if t.compile is not None and t.inputs_kind == "compile-call"
+    ]
+    # `module` itself, else (a part of what the file compiles, check/sites.py's parent file) the first
+    subject = next((t for t in compiled if t.name == module), compiled[0] if compiled else None)
     if subject is None:
         return None
     job = make_job(there, subject, None, options)

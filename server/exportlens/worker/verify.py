@@ -14,8 +14,10 @@ Answer: {"status", "verify": {"exports", "matches", "branches_checked", "reason"
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -143,7 +145,14 @@ def _reference(job: JobMessage, spec: VerifySpec, attempt: Any) -> Any:
 
 
 def _load_imported(imported: ProvenElsewhere, source: str, search_path: list[str]) -> None:
-    """`source` as the module the job's file imports (its own import then finds it loaded)."""
+    """`source` as the module the job's file imports (its own import then finds it loaded). The
+    workspace's modules loaded before are dropped: one that imports it (`model.py` importing the
+    fixed `blocks.py`) is imported again with this version."""
+    folders = tuple(str(Path(f).resolve()) + os.sep for f in search_path)
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None) or ""
+        if file.startswith(folders) and not any(d in file for d in ("site-packages", "dist-packages")):
+            del sys.modules[name]
     sys.modules.pop(imported["module_name"], None)
     path = imported["path"]
     load_module(path, source, parse(path, source), imported["module_name"], search_path, None)
