@@ -91,3 +91,14 @@ def load(source: str, name: str) -> dict[str, Any]:
 
 def errors(diagnostics: list[types.Diagnostic]) -> list[Any]:
     return [d.code for d in diagnostics if d.severity == types.DiagnosticSeverity.Error]
+
+
+async def saved(session: Session, uri: str, name: str, text: str) -> list[types.Diagnostic]:
+    """The buffer changed to `text` and saved, as an editor does: the other file's check reruns."""
+    version = session.change(uri, text)
+    (session.root / name).write_text(text, encoding="utf-8")
+    mark = len(session.record.checked)
+    session.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    return await session.wait_checked(uri, version, mark)

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..discovery import REAL_INPUTS, Subject
+from ..discovery import Subject
 from ..document import Document
 from ..engine import Engine
 from ..findings import Finding, ModuleResult, Range, Related
@@ -26,6 +26,7 @@ from .jobs import CheckOptions
 from .keys import class_span
 from .parts import foreign_name
 from .run import EarlyReport, check_file
+from .sites import PARENT_INPUTS
 from .static_findings import anchor_range
 
 Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
@@ -46,16 +47,14 @@ async def check_elsewhere(
     if exported:
         only = {t.name for t in exported}
     else:
-        only = {t.name for t in Document.from_file(file).discovery.subjects if t.inputs_kind in REAL_INPUTS}
+        only = {t.name for t in Document.from_file(file).discovery.subjects if t.inputs_kind in PARENT_INPUTS}
     by_foreign = {foreign_name(doc.path, t.name): t for t in parts}
     names = {t.name: t for t in exported}
 
     def relay(result: ModuleResult, findings: list[Finding]) -> None:
         if early is None or (subject := names.get(result.name)) is None:
             return
-        via = Related(
-            file, Range.of(result.line, 0, result.line, 0), "the export call whose inputs were used"
-        )
+        via = Related(file, Range.of(result.line, 0, result.line, 0), _used(result))
         here = [
             dataclasses.replace(f, module=subject.name, related=[*f.related, via])
             for f in findings
@@ -66,8 +65,9 @@ async def check_elsewhere(
     others = [doc] if parts else []
     options = dataclasses.replace(options, purpose=f"check of {doc.path}")
     result = await check_file(engine, file, None, options, only=only, early=relay, others=others)
-    call_line = next((m.line for m in result.modules if m.name in only), 0)
-    via = Related(file, Range.of(call_line, 0, call_line, 0), "the export call whose inputs were used")
+    site_module = next((m for m in result.modules if m.name in only), None)
+    call_line = site_module.line if site_module else 0
+    via = Related(file, Range.of(call_line, 0, call_line, 0), _used(site_module))
     modules: list[ModuleResult] = []
     for m in result.modules:
         if (subject := by_foreign.get(m.name) or names.get(m.name)) is not None:
@@ -90,6 +90,12 @@ async def check_elsewhere(
         if failed and not any(f.module == subject.name for f in findings):
             findings.append(_site_failed(doc, subject, file, call_line, via, result.diagnostics, failed))
     return modules, findings
+
+
+def _used(result: ModuleResult | None) -> str:
+    """The related note on the other file's call: a compile call (check/sites.py) or an export's."""
+    call = "compile" if result is not None and result.mode == "compile" else "export"
+    return f"the {call} call whose inputs were used"
 
 
 def _holder(parts: Sequence[Subject], finding: Finding) -> Subject | None:

@@ -4,6 +4,9 @@ E.g. `scripts/export.py` does `from models.net import Net` and then
 `torch.export.export(Net(), (x,))`.  That call's inputs beat inference, and a
 module with no inputs of its own gets checked at all.  Its job runs that file
 (from disk), and the findings that land in the module's file are published for it.
+A compile call counts the same way (`train.py`: `m = torch.compile(Net()); m(x)`): the module
+is then checked as compiled there, and a graph break's fix in this file is proven through that
+file's call (fixes/proof.py).
 
 A site counts when it exports a name bound by `from M import Name` and `M`
 resolves (from a workspace root or its `src/`, the site's folder, or relatively)
@@ -26,6 +29,9 @@ from ..discovery import REAL_INPUTS
 from ..document import Document
 from ..imports import imports_of, loaded_files, module_files, parsed
 
+# A parent file's modules: with real inputs, or fed by the first call of their compile call (its
+# check records what the parts receive as an export's does)
+PARENT_INPUTS = (*REAL_INPUTS, "compile-call")
 SKIP_DIRS = {"venv", "env", "node_modules", "__pycache__", "site-packages", "build", "dist"}  # and hidden
 MAX_FILES = 5000
 # exported class name -> the files its import could come from
@@ -36,15 +42,19 @@ class SiteIndex:
     """Export calls of the workspace; a file is re-read when its mtime (or the roots) change."""
 
     def __init__(self) -> None:
-        self._files: dict[str, tuple[float, tuple[str, ...], Exports]] = {}
+        # path -> (mtime, roots, its export calls' classes, its compile calls' classes)
+        self._files: dict[str, tuple[float, tuple[str, ...], Exports, Exports]] = {}
         # (path, roots) -> (mtime, the workspace files its imports run)
         self._links: dict[tuple[str, tuple[str, ...]], tuple[float, frozenset[str]]] = {}
 
     def find(self, roots: list[str], class_name: str, module_path: str) -> str | None:
-        """The first workspace file (sorted) whose export call builds `class_name` of `module_path`."""
-        for path in self._scan(roots):
-            if path != module_path and module_path in self._exports(path, roots).get(class_name, ()):
-                return path
+        """The first workspace file (sorted) whose export call builds `class_name` of `module_path`,
+        else the first whose compile call does (an export's inputs are what an export check needs)."""
+        paths = [p for p in self._scan(roots) if p != module_path]
+        for compiled in (False, True):
+            for path in paths:
+                if module_path in self._calls(path, roots)[compiled].get(class_name, ()):
+                    return path
         return None
 
     def parent_file(self, roots: list[str], module_path: str) -> str | None:
@@ -88,14 +98,17 @@ class SiteIndex:
         return loads
 
     def _real(self, path: str) -> bool:
-        """A module of `path` has real inputs: an export call or an `example_inputs` method."""
+        """A module of `path` has real inputs (an export call, an `example_inputs` method) or is
+        compiled and called."""
         try:
             doc = Document.from_file(path)  # parsed once per text, however many checks ask
         except (OSError, SyntaxError, UnicodeDecodeError):
             return False
-        if "export" not in doc.text and "example_inputs" not in doc.text:
+        if not any(word in doc.text for word in ("export", "example_inputs", "compile")):
             return False
-        return doc.syntax_error is None and any(t.inputs_kind in REAL_INPUTS for t in doc.discovery.subjects)
+        return doc.syntax_error is None and any(
+            t.inputs_kind in PARENT_INPUTS for t in doc.discovery.subjects
+        )
 
     def _scan(self, roots: list[str]) -> list[str]:
         found: list[str] = []
@@ -107,27 +120,29 @@ class SiteIndex:
                     return found
         return found
 
-    def _exports(self, path: str, roots: list[str]) -> Exports:
+    def _calls(self, path: str, roots: list[str]) -> tuple[Exports, Exports]:
+        """The imported classes `path` exports, and those it compiles, with the files each may be."""
         try:
             mtime = os.stat(path).st_mtime
         except OSError:
-            return {}
+            return {}, {}
         cached = self._files.get(path)
         if cached and cached[0] == mtime and cached[1] == tuple(roots):
-            return cached[2]
+            return cached[2], cached[3]
         exports: Exports = {}
+        compiles: Exports = {}
         try:
             doc = Document.from_file(path)
         except (OSError, SyntaxError, UnicodeDecodeError):
             doc = Document(path, "")
-        if "export" in doc.text and doc.syntax_error is None:
-            exported = {
-                t.name for t in doc.discovery.subjects if t.class_name is None
-            }  # imported, not defined
+        if ("export" in doc.text or "compile" in doc.text) and doc.syntax_error is None:
+            imported = [t for t in doc.discovery.subjects if t.class_name is None]  # not defined here
             sources = import_sources(doc.tree, Path(path).parent, roots)
-            exports = {name: sources[name] for name in exported if name in sources}
-        self._files[path] = (mtime, tuple(roots), exports)
-        return exports
+            for t in imported:
+                if t.name in sources:
+                    (compiles if t.compile is not None else exports)[t.name] = sources[t.name]
+        self._files[path] = (mtime, tuple(roots), exports, compiles)
+        return exports, compiles
 
 
 def import_sources(tree: ast.Module, folder: Path, roots: list[str]) -> Exports:

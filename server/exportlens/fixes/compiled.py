@@ -22,7 +22,19 @@ from .edits import Edit, indent_of, last_import_line, node_lines, reindent
 from .model import Fix
 
 BREAK_CODES = ("compile-graph-break", "compile-graph-break-fullgraph")
-_LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+# logging.Logger's, and transformers' `warning_once` / `info_once` (set on logging.Logger by its utils)
+_LOG_METHODS = {
+    "debug",
+    "info",
+    "warning",
+    "warn",
+    "error",
+    "exception",
+    "critical",
+    "log",
+    "warning_once",
+    "info_once",
+}
 _LOG_ROOTS = {"logging", "warnings"}
 
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..check.compiled import AS_COMPILED
-from ..check.jobs import CheckOptions, make_job
+from ..check.jobs import CheckOptions, import_context, make_job
+from ..check.plan import Placement
 from ..document import Document
 from ..engine import Job, JobOutcome
 from .model import Fix
@@ -65,9 +66,16 @@ class Proof:
 
 
 def proof_job(
-    doc: Document, fix: Fix, module: str | None, strict: bool | None, options: CheckOptions
+    doc: Document,
+    fix: Fix,
+    module: str | None,
+    strict: bool | None,
+    options: CheckOptions,
+    placement: Placement | None = None,
 ) -> Job | None:
-    """The verify job for `fix` on `doc`, or None when the patched file has nothing to export."""
+    """The verify job for `fix` on `doc`, or None when the patched file has nothing to export.
+    A graph break's fix in a module another file compiles (`placement`'s site) is proven by that
+    file's compile call, with `doc` imported patched (`_through_site`)."""
     if fix.verify is None or fix.disabled:
         return None
     patched = fix.proposed(doc)
@@ -75,6 +83,11 @@ def proof_job(
     compiled = fix.verify.get("compile") is not None
     if compiled and module and module.endswith("@compile"):  # exportlens.compile = all: as compiled
         module = module.removesuffix("@compile")
+    site = None
+    if compiled and placement is not None:  # its export site, else the file whose compile holds it
+        site = placement.sites.get(module or "") or placement.parents.get(module or "")
+    if site is not None and module is not None:
+        return _through_site(site, doc, patched, fix, module, options)
     subject = next((t for t in found.subjects if t.name == module), None)
     if subject is None and len(found.subjects) == 1:
         subject = found.subjects[0]
@@ -100,6 +113,43 @@ def proof_job(
                 "target": {"inputs": before.inputs},
                 "load_until": old.load_until,
             }
+    job.verify = spec
+    return job
+
+
+def _through_site(
+    site: str, doc: Document, patched: Document, fix: Fix, module: str, options: CheckOptions
+) -> Job | None:
+    """The proof run by `site`'s compile call of `module` (from disk), or of the module `module` is
+    a part of, which imports `doc`: the candidate imports it with the fix, the eager reference
+    without; no break on the fix's lines of `doc` (worker/verify.py)."""
+    try:
+        there = Document.from_file(site)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    compiled = [
+        t for t in there.discovery.subjects if t.compile is not None and t.inputs_kind == "compile-call"
+    ]
+    # `module` itself, else (a part of what the file compiles, check/sites.py's parent file) the first
+    subject = next((t for t in compiled if t.name == module), compiled[0] if compiled else None)
+    if subject is None:
+        return None
+    job = make_job(there, subject, None, options)
+    job.purpose = f"verify:{fix.key}"
+    job.all_failures = False
+    spec: dict[str, Any] = dict(fix.verify or {})
+    spec["compare"] = "original"
+    spec["original"] = {
+        "source": there.text,
+        "target": {"inputs": subject.inputs},
+        "load_until": there.discovery.load_until,
+    }
+    spec["elsewhere"] = {
+        "path": doc.path,
+        "module_name": import_context(doc.path, options.roots)[0],
+        "source": patched.text,
+        "original": doc.text,
+    }
     job.verify = spec
     return job
 

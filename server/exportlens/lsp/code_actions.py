@@ -26,6 +26,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..check.jobs import CheckOptions
+from ..check.plan import Placement
 from ..document import Document
 from ..findings import Finding
 from ..fixes import Fix, fixes_for
@@ -48,6 +49,7 @@ class Offered:
 
     document: Document
     options: CheckOptions  # how the document's modules are checked: its proofs export the same way
+    placement: Placement = field(default_factory=Placement)  # modules checked through other files
     fixes: dict[str, tuple[Fix, Finding | None]] = field(default_factory=dict)
     proofs: dict[str, Proof] = field(default_factory=dict)
     queued: set[str] = field(default_factory=set)  # fixes whose proof is waiting or running
@@ -79,7 +81,7 @@ class CodeActions:
             if book is not None:
                 book.cancel()
             book = self.books[uri] = Offered(doc, snap.options())
-        book.document, book.options = doc, snap.options()
+        book.document, book.options, book.placement = doc, snap.options(), snap.placement
         book.fixes = {}
         if doc.syntax_error is not None:
             return  # no fixes while the file does not parse (its findings are an older text's)
@@ -119,7 +121,7 @@ class CodeActions:
                 fix, finding = book.fixes[key]
                 strict = None if finding is None or finding.mode is None else finding.mode == "strict"
                 try:
-                    job = proof_job(doc, fix, fix.module, strict, book.options)
+                    job = proof_job(doc, fix, fix.module, strict, book.options, book.placement)
                     if job is None:
                         why = "no example inputs for this module in this file to prove it with"
                         self.settle(book, doc, key, Proof(False, None, 0, why, "self", checked=False))

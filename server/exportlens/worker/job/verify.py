@@ -14,15 +14,17 @@ Answer: {"status", "verify": {"exports", "matches", "branches_checked", "reason"
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import torch
 import torch.utils._pytree as pytree
 
-from ..wire.protocol import JobAnswer, JobMessage, VerifySpec, VerifyVerdict
+from ..wire.protocol import JobAnswer, JobMessage, ProvenElsewhere, VerifySpec, VerifyVerdict
 from .compiled import without_compile
 from .devices import Placement, building, exporting, finish
 from .inputs import build
@@ -49,6 +51,8 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
     tree = parse(path, job["source"])
     placement = Placement(job.get("device") or "fake")
     with building(placement), without_compile():
+        if (imported := spec.get("elsewhere")) is not None:
+            _load_imported(imported, imported["source"], job["sys_path"])
         patched = load_module(
             path, job["source"], tree, job["module_name"], job["sys_path"], job["load_until"]
         )
@@ -108,8 +112,9 @@ def _compiled_verdict(
     from .compiled import compiled_without_break
 
     how = job.get("compile") or {"fullgraph": False, "dynamic": None}
+    where = spec["elsewhere"]["path"] if "elsewhere" in spec else job["path"]  # the file the fix is in
     try:
-        compiled = compiled_without_break(attempt, how, lines, job["path"])
+        compiled = compiled_without_break(attempt, how, lines, where)
     except Exception as exc:  # noqa: BLE001 - the verdict is the answer
         result["reason"] = _first_line(exc)
         return {"status": "failed", "strict": True, "verify": result}
@@ -117,7 +122,7 @@ def _compiled_verdict(
     if placement.fake:
         result["reason"] = "not compared with eager: built as fake tensors for a GPU"
         return {"status": "exported", "strict": True, "verify": result}
-    compare(compiled, _reference(job, spec, attempt), attempt.args, attempt.kwargs, job["path"], spec, result)
+    compare(compiled, _reference(job, spec, attempt), attempt.args, attempt.kwargs, where, spec, result)
     return {"status": "exported", "strict": True, "verify": result}
 
 
@@ -130,11 +135,27 @@ def _reference(job: JobMessage, spec: VerifySpec, attempt: Any) -> Any:
     name = job["module_name"] + "__exportlens_original"
     tree = parse(path, original["source"])
     with without_compile():
+        if (imported := spec.get("elsewhere")) is not None:
+            _load_imported(imported, imported["original"], job["sys_path"])
         loaded = load_module(path, original["source"], tree, name, [], original["load_until"])
         reference = build(original["target"]["inputs"], loaded, path, tree).module
     if isinstance(reference, torch.nn.Module) and isinstance(attempt.module, torch.nn.Module):
         reference.load_state_dict(attempt.module.state_dict(), strict=False)
     return reference
+
+
+def _load_imported(imported: ProvenElsewhere, source: str, search_path: list[str]) -> None:
+    """`source` as the module the job's file imports (its own import then finds it loaded). The
+    workspace's modules loaded before are dropped: one that imports it (`model.py` importing the
+    fixed `blocks.py`) is imported again with this version."""
+    folders = tuple(str(Path(f).resolve()) + os.sep for f in search_path)
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None) or ""
+        if file.startswith(folders) and not any(d in file for d in ("site-packages", "dist-packages")):
+            del sys.modules[name]
+    sys.modules.pop(imported["module_name"], None)
+    path = imported["path"]
+    load_module(path, source, parse(path, source), imported["module_name"], search_path, None)
 
 
 def refine(message: str, shapes: Any) -> Any:

@@ -149,6 +149,17 @@ class CompileProof(TypedDict):
     lines: list[int]
 
 
+class ProvenElsewhere(TypedDict):
+    """A fix in `path`, a file the job's file imports as `module_name` (the job's is the file whose
+    compile call checks it, check/sites.py): loaded as `source` (the fix applied) for the candidate
+    and as `original` for the eager reference."""
+
+    path: str
+    module_name: str
+    source: str
+    original: str
+
+
 class VerifySpec(_VerifyRequired, total=False):
     """How to judge a quick-fix's proof (worker/job/verify.py has the meaning of each)."""
 
@@ -158,6 +169,7 @@ class VerifySpec(_VerifyRequired, total=False):
     refine: bool  # let torch narrow new Dims from its "Suggested fixes:"
     original: OriginalBuffer  # with compare "original"
     compile: CompileProof  # compiled as the job's `compile` says instead of exported
+    elsewhere: ProvenElsewhere  # the fix is in a file the job's file imports (its `lines` are there)
 
 
 DevicePolicy = Literal["fake", "real", "cpu"]  # worker/job/devices.py says what each does

@@ -1,0 +1,65 @@
+"""Graph breaks of the real-code corpus's compile cases through the real server (issue 31): each
+case's model file opened in the editor, compiled by the case's script beside it (check/sites.py),
+gets torch's break on its line (tests/compile/test_compile_realcode.py has torch's own verdict);
+a break kind with a fix gets it only proven (through the script's call, fixes/proof.py), and
+applying it and saving removes that warning. The case is copied into the server's workspace."""
+
+from __future__ import annotations
+
+import shutil
+
+from lsprotocol import types
+
+from tests.compile.test_compile_realcode import CORPUS, TORCH_SAYS
+from tests.fixes.conftest import actions, apply_edit, pick, proven, resolve, saved
+from tests.lsp.conftest import Session
+
+BREAK = "compile-graph-break"
+
+
+async def opened(server: Session, case: str, script: str, keep: tuple[str, ...] = ()) -> tuple[str, str, int]:
+    """The case's model file (and `keep`, the files it needs) with `script` in a folder of the
+    workspace, the model file opened: (its uri, its text, the 0-based line of torch's break)."""
+    model, line, _ = TORCH_SAYS[case, script]
+    folder = server.root / f"realcode_{case}"
+    folder.mkdir(exist_ok=True)
+    for name in (model, script, *keep):
+        shutil.copy(CORPUS / case / name, folder / name)
+    uri, text = server.write(f"realcode_{case}/{model}", (CORPUS / case / model).read_text())
+    found = await server.open_uri(uri, text)
+    assert [(d.code, d.range.start.line) for d in found] == [(BREAK, line - 1)], [d.message for d in found]
+    assert found[0].severity == types.DiagnosticSeverity.Warning
+    return uri, text, line - 1
+
+
+async def test_transformers_logger_in_forward_is_run_only_when_not_compiling(server: Session) -> None:
+    uri, text, line = await opened(server, "gpt2_hf", "train_gpt2_hf.py", ("hf_logging.py",))
+    guard = pick(await proven(server, uri, line), "Run `logger.warning_once(")
+    assert guard.title.endswith("only when not compiling (no graph break there; matches eager)"), guard.title
+    new = apply_edit(text, (await resolve(server, guard)).edit, uri, 1)
+    assert "if not torch.compiler.is_compiling():\n                    logger.warning_once(" in new
+    assert await saved(server, uri, "realcode_gpt2_hf/modeling_gpt2.py", new) == []
+
+
+async def test_fairseqs_padding_branch_is_rewritten_without_a_break(server: Session) -> None:
+    uri, text, line = await opened(server, "fairseq_encoder", "compile_fairseq_encoder.py")
+    found = await proven(server, uri, line)
+    rewrite = next(a for a in found if a.is_preferred)
+    assert rewrite.title.endswith("(no graph break there; matches eager on both branches)"), rewrite.title
+    new = apply_edit(text, (await resolve(server, rewrite)).edit, uri, 1)
+    assert await saved(server, uri, "realcode_fairseq_encoder/transformer_encoder.py", new) == []
+
+
+async def test_torchaudios_item_is_captured_in_the_graph(server: Session) -> None:
+    uri, text, line = await opened(server, "conformer", "compile_conformer.py")
+    fix = pick(await proven(server, uri, line), "Capture `.item()` in the graph")
+    assert fix.title.endswith("(no graph break there; matches eager)") and fix.is_preferred, fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    after = await saved(server, uri, "realcode_conformer/conformer.py", new)
+    assert [d for d in after if d.range.start.line == line + 1] == []  # the fix wrote one line above
+
+
+async def test_detrs_deepcopy_has_no_fix_to_offer(server: Session) -> None:
+    uri, _, line = await opened(server, "deformable_detr", "train_deformable_detr.py")
+    titles = [a.title for a in await actions(server, uri, line)]
+    assert titles == ["Ignore `compile-graph-break` on this line"], titles
