@@ -123,6 +123,7 @@ class Scheduler:
             del state.entries[gone]
         if force and snap.uri.startswith("file:"):  # a buffer that is no file runs no other file
             state.placement = await asyncio.to_thread(self._placement, snap)
+            snap = dataclasses.replace(snap, placement=state.placement)  # what its publishes prove through
             state.context = await self.ls.results.context(snap)
             if self.ls.results.restore(state, doc, keys):
                 publish(state, snap)  # last session's results, marked, while they are re-checked
