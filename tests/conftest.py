@@ -13,6 +13,7 @@ import pytest_asyncio
 
 from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
+from exportlens.engine.daemon_stop import stop_daemons
 from exportlens.findings import FileResult, Finding
 
 from .slow import (  # noqa: F401 - the `slow` marker's hooks (tests/slow.py)
@@ -35,8 +36,6 @@ os.environ["EXPORTLENS_RUNTIME_DIR"] = _DAEMONS
 @pytest.fixture(scope="session", autouse=True)
 def no_daemon_left() -> Iterator[None]:
     yield
-    from exportlens.engine.daemon_stop import stop_daemons
-
     stop_daemons(_DAEMONS)
 
 
@@ -91,3 +90,15 @@ def line_of(path: str, needle: str) -> int:
         if needle in line:
             return number
     raise AssertionError(f"{needle!r} not in {path}")
+
+
+@pytest.fixture
+def runtime() -> Iterator[Path]:
+    """A short runtime folder for worker daemons (socket paths are limited to ~100 bytes); no
+    daemon outlives it (the daemon tests of tests/engine and tests/lsp)."""
+    with tempfile.TemporaryDirectory(prefix="eld-") as folder:
+        runtime = Path(folder) / "rt"
+        try:
+            yield runtime
+        finally:
+            stop_daemons(runtime)

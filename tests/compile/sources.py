@@ -15,9 +15,7 @@ torch._inductor.config.cpp.cxx = ("/nonexistent/cxx",)  # Inductor would fail: i
 
 """
 
-PRINT_AND_BRANCH = (
-    NO_INDUCTOR
-    + """
+NET = """
 class Net(nn.Module):
     def __init__(self):
         super().__init__()
@@ -29,7 +27,16 @@ class Net(nn.Module):
         if h.sum() > 0:
             return torch.relu(h) * 2 + 1
         return h - 1
-
+"""
+# the same Net with its print and no data-dependent branch
+PRINT_NET = NET.replace(
+    "        if h.sum() > 0:\n            return torch.relu(h) * 2 + 1\n        return h - 1\n",
+    "        return torch.relu(h) * 2 + 1\n",
+)
+PRINT_AND_BRANCH = (
+    NO_INDUCTOR
+    + NET
+    + """
 
 model = torch.compile(Net())
 out = model(torch.randn(2, 8))
@@ -162,17 +169,8 @@ if __name__ == "__main__":
 
 COMPILED_IN_MAIN = (
     NO_INDUCTOR
+    + PRINT_NET
     + """
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(8, 8)
-
-    def forward(self, x):
-        h = self.fc(x)
-        print("hidden", h.shape)
-        return torch.relu(h) * 2 + 1
-
 
 def main():
     model = torch.compile(Net())

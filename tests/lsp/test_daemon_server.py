@@ -10,7 +10,6 @@ import asyncio
 import json
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,17 +26,6 @@ from .conftest import WAIT, Session, start, stop
 from .test_cancel_export import SLOW
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def runtime() -> Iterator[Path]:
-    """A short runtime folder of the test's own (socket paths are limited to ~100 bytes)."""
-    with tempfile.TemporaryDirectory(prefix="eld-") as folder:
-        runtime = Path(folder) / "rt"
-        try:
-            yield runtime
-        finally:
-            stop_daemons(runtime)
 
 
 async def serve(root: Path, runtime: Path, daemon: bool, start_worker: bool = False) -> Session:
