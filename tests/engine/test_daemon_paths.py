@@ -30,6 +30,11 @@ def test_the_worker_options_and_its_environment_name_the_daemon(monkeypatch: pyt
     assert plain == daemon_key("env", flags_for(2, True, False))
     monkeypatch.setenv("EXPORTLENS_START", "spawn")  # the worker reads it: another daemon
     assert plain != daemon_key("env", flags_for(2, True, True))
+    monkeypatch.delenv("EXPORTLENS_START")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert plain == daemon_key("env", flags_for(2, True, True))
+    monkeypatch.setenv("PYTHONPATH", "/work/shadow")  # a torch.py there is another torch
+    assert plain != daemon_key("env", flags_for(2, True, True))
     with pytest.raises(DaemonUnavailable):
         daemon_key("", flags_for(2, True, True))  # the interpreter could not be asked
 

@@ -122,9 +122,20 @@ def peer_allowed(sock: socket.socket, uid: int | None = None) -> bool:
     return peer_uid is not None and peer_uid == (os.getuid() if uid is None else uid)
 
 
-# What else the worker reads of its environment (worker/host/children.py, spare.py): a daemon started
-# with another value is another daemon.
-WORKER_ENVIRONMENT = ("EXPORTLENS_START", "EXPORTLENS_SPARE", "EXPORTLENS_SPARE_QUIET")
+# What else the worker reads of its environment (worker/host/children.py, spare.py), and what the
+# interpreter's imports read (the environment probe runs isolated, `-I`: these are not in its
+# digest; a torch.py first on PYTHONPATH is another torch): a daemon started with another value is
+# another daemon.
+WORKER_ENVIRONMENT = (
+    "EXPORTLENS_START",
+    "EXPORTLENS_SPARE",
+    "EXPORTLENS_SPARE_QUIET",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSAFEPATH",
+    "PYTHONNOUSERSITE",
+    "PYTHONUSERBASE",
+)
 
 
 def flags_for(parallel: int, spares: bool, warm_first: bool) -> dict[str, str]:

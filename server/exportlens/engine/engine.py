@@ -103,6 +103,10 @@ class Engine:
         except BaseException:  # cancelled (the engine closes): the worker it was starting goes too
             await _stop(own, worker)
             raise
+        if daemon is not None and not self.options.daemon:  # turned off while it was looked for
+            await daemon.close()  # (a server's first check can start before the client's settings)
+            daemon = None
+            own = own or asyncio.create_task(worker.start())
         if daemon is not None:
             await _stop(own, worker)
             python = options.python or sys.executable
