@@ -110,6 +110,21 @@ async def test_a_server_answers_from_the_running_daemon(runtime: Path, tmp_path:
     assert daemon_running(pid), "the daemon outlives the editor session"
 
 
+async def test_a_server_configured_off_never_uses_a_running_daemon(runtime: Path, tmp_path: Path) -> None:
+    """The client's settings (daemon off) are pulled after `initialized`: a first check that
+    started before they came uses no daemon either, though one runs for this interpreter."""
+    clean = tmp_path / "clean.py"
+    clean.write_text(CLEAN)
+    assert check(runtime, clean)["daemon"]["pid"]
+    server = await serve(tmp_path / "ws", runtime, daemon=False)
+    try:
+        assert codes(await server.open("guarded.py", FAILING))[:1] == ["data-dependent-branch"]
+        status = await server.command("exportlens.status")
+        assert status["daemon"] is None and status["workerPid"], status
+    finally:
+        await stop(server)
+
+
 KILLS_WORKER = """
     import os
     import signal
