@@ -47,6 +47,8 @@ class ExportLensServer(LanguageServer):
         )
         # Steps that follow each publish (code_actions.py computes the fixes of what was published).
         self.after_publish: list[Callable[[Snapshot, list[Finding]], None]] = []
+        # From the client's shutdown on, the server asks the client nothing (pygls refuses and logs it).
+        self.shutting_down = False
         self.after_close: list[Callable[[str], None]] = []
         self.results = KeptResults()
         self.scheduler = Scheduler(self)
@@ -89,7 +91,7 @@ class ExportLensServer(LanguageServer):
 
     async def pull_settings(self) -> None:
         workspace = self.client_capabilities.workspace
-        if not (workspace and workspace.configuration):
+        if not (workspace and workspace.configuration) or self.shutting_down:
             return
         try:
             folders = [f for f in self.workspace.folders.values() if to_fs_path(f.uri)]
@@ -201,12 +203,15 @@ class ExportLensServer(LanguageServer):
         self.protocol.notify(CHECKED, {"uri": uri, "version": version, "cancelled": cancelled})
 
     def refresh_lenses(self) -> None:
+        if self.shutting_down:
+            return
         workspace = self.client_capabilities.workspace
         lens = workspace.code_lens if workspace else None
         if lens and lens.refresh_support:
             self.workspace_code_lens_refresh(None)  # a callback would log a traceback per failed refresh
 
     async def shutdown_all(self) -> None:
+        self.shutting_down = True
         await self.scheduler.shutdown()
 
 

@@ -44,6 +44,8 @@ class ExportProgress:
 
     async def _show_later(self) -> None:
         await asyncio.sleep(DELAY)
+        if getattr(self.server, "shutting_down", False):
+            return  # no request to the client once it asked the server to shut down
         token = f"exportlens-{uuid.uuid4().hex[:12]}"
         try:
             await self.server.work_done_progress.create_async(token)
