@@ -26,7 +26,7 @@ function expected(file: string, python: string): Expected {
 import json, runpy, sys
 sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'server'))})
 import torch
-from exportlens.worker.graph_json import graph_view
+from exportlens.worker.capture.graph_json import graph_view
 path = sys.argv[1]
 ns = runpy.run_path(path)
 batch = torch.export.Dim("batch", min=2, max=64)
