@@ -4,6 +4,7 @@ to the client: publishing, notifications, lens refreshes, the steps that follow 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import traceback
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from .session import Session, Snapshot
 if TYPE_CHECKING:
     from pygls.server import ServerErrors
 
+SETTINGS_WAIT = 10.0  # seconds a check waits for the client's first settings, then goes on
 log = logging.getLogger("exportlens.lsp")
 SECTION = "exportlens"
 
@@ -49,6 +51,9 @@ class ExportLensServer(LanguageServer):
         self.after_publish: list[Callable[[Snapshot, list[Finding]], None]] = []
         # From the client's shutdown on, the server asks the client nothing (pygls refuses and logs it).
         self.shutting_down = False
+        # Set once the client's settings were asked for (or cannot be): a check waits for it, so
+        # a folder's settings (`enable`, `exclude`, ...) hold from the first check on.
+        self.settings_known = asyncio.Event()
         self.after_close: list[Callable[[str], None]] = []
         self.results = KeptResults()
         self.scheduler = Scheduler(self)
@@ -90,6 +95,21 @@ class ExportLensServer(LanguageServer):
             early_worker.discard()  # from `serve --start-worker`: no engine will adopt it
 
     async def pull_settings(self) -> None:
+        try:
+            await self._pull_settings()
+        finally:
+            self.settings_known.set()
+
+    async def until_settings_known(self) -> None:
+        """Until the client's first settings came (at most SETTINGS_WAIT s: then those known)."""
+        if self.settings_known.is_set():
+            return
+        try:
+            await asyncio.wait_for(self.settings_known.wait(), SETTINGS_WAIT)
+        except TimeoutError:
+            log.info("no settings from the client after %g s: checking with those known", SETTINGS_WAIT)
+
+    async def _pull_settings(self) -> None:
         workspace = self.client_capabilities.workspace
         if not (workspace and workspace.configuration) or self.shutting_down:
             return

@@ -76,6 +76,7 @@ class Scheduler:
             await asyncio.sleep(delay)
         if self.session.doc_version(state.uri) != version:
             return
+        await self.ls.until_settings_known()
         await self._know_library(state, force)
         snap = self.session.snapshot(state.uri)  # the one this check reads and hands on
         state.settings = snap.settings
