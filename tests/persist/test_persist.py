@@ -78,6 +78,32 @@ def test_environment_follows_the_interpreters_packages(tmp_path: Path) -> None:
     assert fingerprint.environment(str(tmp_path / "no-such-python")).digest == ""
 
 
+def test_environment_follows_what_the_worker_imports_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker gets the caller's PYTHONPATH, so the results do too: a folder put on it (which
+    may hold a plain torch.py) and a distribution installed into it change the fingerprint; a
+    sitecustomize that prints does not take the cache away."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True, timeout=300
+    )
+    python = str(tmp_path / "venv" / "bin" / "python")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    bare = fingerprint.environment(python)
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "sitecustomize.py").write_text("print('hello from sitecustomize')\n")
+    monkeypatch.setenv("PYTHONPATH", str(extra))
+    fingerprint.environment.cache_clear()
+    on_path = fingerprint.environment(python)
+    assert on_path.digest and on_path.digest != bare.digest
+    (extra / "torch-2.15.0.dist-info").mkdir()
+    fingerprint.environment.cache_clear()
+    installed = fingerprint.environment(python)
+    assert installed.torch == "2.15.0" and installed.digest != on_path.digest
+    fingerprint.environment.cache_clear()
+
+
 def test_store_round_trip_is_exact(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "cache")
     finding = Finding(

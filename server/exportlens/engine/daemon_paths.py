@@ -123,9 +123,9 @@ def peer_allowed(sock: socket.socket, uid: int | None = None) -> bool:
 
 
 # What else the worker reads of its environment (worker/host/children.py, spare.py), and what the
-# interpreter's imports read (the environment probe runs isolated, `-I`: these are not in its
-# digest; a torch.py first on PYTHONPATH is another torch): a daemon started with another value is
-# another daemon.
+# interpreter's imports read (a torch.py first on PYTHONPATH is another torch; the daemon's own
+# environment probe sees them only as the daemon was started): a daemon started with another
+# value is another daemon.
 WORKER_ENVIRONMENT = (
     "EXPORTLENS_START",
     "EXPORTLENS_SPARE",

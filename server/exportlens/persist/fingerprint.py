@@ -21,6 +21,9 @@ MAX_IMPORTED_FILES = 500  # a workspace file importing more than this is keyed b
 
 # Runs in the user's interpreter, imports nothing of torch (~30 ms): where its packages are
 # installed (sys.path), and its library folders: code that is not the user's (config/files.py).
+# Not isolated (`-I`): with the environment the worker gets, so PYTHONPATH, the user's site and
+# PYTHONHOME count as they count for the worker's imports. The answer is the last line: a
+# sitecustomize or .pth file may print before it.
 _PROBE = (
     "import json, site, sys, sysconfig, importlib.util as u\n"
     "p = sysconfig.get_paths()\n"
@@ -57,7 +60,7 @@ class Environment:
 
 def probe_command(python: str | None) -> list[str]:
     # not realpath: a venv's python is a symlink, which outside its venv runs as the base interpreter
-    return [os.path.abspath(python or sys.executable), "-I", "-c", _PROBE]
+    return [os.path.abspath(python or sys.executable), "-c", _PROBE]
 
 
 @functools.lru_cache(maxsize=8)
@@ -73,11 +76,11 @@ def environment(python: str | None) -> Environment:
 
 
 def read_environment(exe: str, answer: str) -> Environment:
-    """The interpreter, every distribution installed for it (torch's version among them: any
-    `pip install` adds, removes or renames a `*.dist-info`), from the
-    interpreter's `sys.path` (`answer`, the probe's output), and ExportLens's own code."""
+    """The interpreter, its `sys.path`, every distribution installed on it (torch's version among
+    them: any `pip install` adds, removes or renames a `*.dist-info`), from `answer` (the probe's
+    output), and ExportLens's own code."""
     try:
-        answered = json.loads(answer)
+        answered = json.loads(answer.strip().rpartition("\n")[2] or "null")
         if isinstance(answered, list):  # sys.path only (an older probe's answer)
             answered = {"path": answered, "library": []}
         paths = [str(p) for p in answered["path"]]
@@ -101,7 +104,8 @@ def read_environment(exe: str, answer: str) -> Environment:
             (e.name.removesuffix(".dist-info").split("-")[1] for e in entries if e.name.startswith("torch-")),
             None,
         )
-    return Environment(_digest(code_digest(), exe, *sorted(installed)), torch, library)
+    # the path itself: a folder on PYTHONPATH may hold plain modules, which no *.dist-info names
+    return Environment(_digest(code_digest(), exe, *paths, "\0", *sorted(installed)), torch, library)
 
 
 def imported_files(doc: Document, roots: list[str]) -> list[str]:
