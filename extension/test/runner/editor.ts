@@ -129,6 +129,23 @@ function killGroup(child: ChildProcess | undefined): void {
   }
 }
 
+/** Worker daemons (docs/daemon.md) run detached from the editor's process group: the servers of
+ *  this run started them in `folder`, and none may outlive the run (they would wait 10 min). */
+function stopDaemons(folder: string): void {
+  const python = path.join(ROOT, '.venv', 'bin', 'python');
+  if (!existsSync(folder) || !existsSync(python)) {
+    return;
+  }
+  const stopped = spawnSync(
+    python,
+    ['-c', 'import sys; from exportlens.engine.daemon_stop import stop_daemons; stop_daemons(sys.argv[1])', folder],
+    { env: { ...process.env, PYTHONPATH: path.join(ROOT, 'server') }, encoding: 'utf8', timeout: 30000 },
+  );
+  if (stopped.status !== 0) {
+    console.error(`# stopping the worker daemons in ${folder} failed:\n${stopped.stderr}`);
+  }
+}
+
 export async function startEditor(options: EditorOptions): Promise<Editor> {
   need(CODE_SERVER, 'code-server 4.100.3 (extension/editor)');
   const executablePath = chromiumPath();
@@ -160,6 +177,9 @@ export async function startEditor(options: EditorOptions): Promise<Editor> {
     XDG_CACHE_HOME: path.join(dirs.home, '.cache'),
     XDG_RUNTIME_DIR: dirs.tmp,
     TMPDIR: dirs.tmp,
+    // said, not inherited: a caller's own folders would share results and daemons with the run
+    EXPORTLENS_CACHE_DIR: path.join(dirs.home, '.cache', 'exportlens'),
+    EXPORTLENS_RUNTIME_DIR: path.join(dirs.tmp, 'exportlens'),
   };
   const common = ['--config', config, '--user-data-dir', dirs.data, '--extensions-dir', dirs.extensions];
   if (options.vsix !== undefined) {
@@ -196,6 +216,7 @@ export async function startEditor(options: EditorOptions): Promise<Editor> {
   const stop = async (): Promise<void> => {
     await browser?.close().catch(() => undefined);
     killGroup(child);
+    stopDaemons(env.EXPORTLENS_RUNTIME_DIR as string);
   };
   try {
     await waitHealthy(url, child, 60000);
