@@ -15,10 +15,12 @@ from tests.compile.sources import (
 
 def test_a_compiled_function_is_a_target_fed_by_its_first_call() -> None:
     (step,) = discover(FUNCTION_COMPILED, "step.py").subjects
+    line = line_of(FUNCTION_COMPILED, "out = fast_step(torch.randn(2, 8), 3.0)")
     assert (step.name, step.class_name, step.function) == ("step", None, "step")
     assert step.inputs == {
         "kind": "compile-call",
-        "call": [line_of(FUNCTION_COMPILED, "out = fast_step(") + 1, 6],
+        # the whole span: a call chained on it (`fast_step(...).sum()`) would start there too
+        "call": [line + 1, 6, line + 1, len("out = fast_step(torch.randn(2, 8), 3.0)")],
         "prelude": [],
     }
     assert step.compile == {"fullgraph": False, "dynamic": None}
@@ -28,7 +30,7 @@ def test_a_decorated_function_called_in_main_gets_that_blocks_prelude() -> None:
     found = discover(DECORATED_FUNCTION, "gate.py")
     (gate,) = found.subjects
     assert (gate.name, gate.function, gate.compile) == ("gate", "gate", {"fullgraph": True, "dynamic": None})
-    assert gate.inputs["call"] == [line_of(DECORATED_FUNCTION, "gate(batch)") + 1, 4]
+    assert gate.inputs["call"][:2] == [line_of(DECORATED_FUNCTION, "gate(batch)") + 1, 4]
     assert gate.inputs["prelude"] == [[line_of(DECORATED_FUNCTION, "batch = ") + 1, 4]]
     assert found.load_until == [line_of(DECORATED_FUNCTION, "if __name__") + 1, 0]
 
@@ -42,7 +44,7 @@ def test_a_compile_call_in_main_is_fed_by_its_first_call_there() -> None:
     found = discover(COMPILED_IN_MAIN, "train.py")
     net = next(t for t in found.subjects if t.name == "Net")
     assert net.compile == {"fullgraph": False, "dynamic": None} and net.inputs_kind == "compile-call"
-    assert net.inputs["call"] == [line_of(COMPILED_IN_MAIN, "model(x)") + 1, 8]
+    assert net.inputs["call"][:2] == [line_of(COMPILED_IN_MAIN, "model(x)") + 1, 8]
     # `main()`'s statements before the call run first: the compile (building `Net()`) and `x`
     assert net.inputs["prelude"] == [
         [line_of(COMPILED_IN_MAIN, "model = torch.compile") + 1, 4],
@@ -69,5 +71,5 @@ def test_a_top_level_compile_called_in_main_gets_that_blocks_prelude() -> None:
         'if __name__ == "__main__":\n    x = torch.randn(2, 8)\n    model(x)\n',
     )
     (net,) = discover(source, "train.py").subjects
-    assert net.inputs["call"] == [line_of(source, "    model(x)") + 1, 4]
+    assert net.inputs["call"][:2] == [line_of(source, "    model(x)") + 1, 4]
     assert net.inputs["prelude"] == [[line_of(source, "x = torch.randn") + 1, 4]]

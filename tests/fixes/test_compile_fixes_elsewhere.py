@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.compile.sources import NO_INDUCTOR, line_of
 from tests.fixes.conftest import apply_edit, pick, proven, resolve, saved
 from tests.lsp.conftest import Session
@@ -33,21 +35,41 @@ from cfx_far_model import Scale
 model = torch.compile(Scale(8))
 out = model(torch.randn(2, 8))
 """
+# A training script's own way: built, placed, compiled by name, called in a loop under main()
+TRAIN_PLACED = """import torch
+from cfx_placed_model import Scale
 
 
-async def test_item_in_a_model_compiled_by_another_script_is_fixed_and_proven_there(server: Session) -> None:
-    server.write("cfx_far_train.py", TRAIN)
-    before = await server.open("cfx_far_model.py", SCALE)
-    uri, text = server.write("cfx_far_model.py", SCALE)
+def main():
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = Scale(8).to(device)
+    model = torch.compile(model)
+    for step in range(100):
+        loss = model(torch.randn(2, 8, device=device)).sum()
+        loss.backward()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(("prefix", "train"), [("cfx_far", TRAIN), ("cfx_placed", TRAIN_PLACED)])
+async def test_item_in_a_model_compiled_by_another_script_is_fixed_and_proven_there(
+    server: Session, prefix: str, train: str
+) -> None:
+    server.write(f"{prefix}_train.py", train)
+    before = await server.open(f"{prefix}_model.py", SCALE)
+    uri, text = server.write(f"{prefix}_model.py", SCALE)
     line = line_of(SCALE, ".item()")
     assert [(d.code, d.range.start.line) for d in before] == [("compile-graph-break", line)]
     notes = [(Path(r.location.uri).name, r.message) for r in before[0].related_information or []]
-    assert ("cfx_far_train.py", "the compile call whose inputs were used") in notes, notes
+    assert (f"{prefix}_train.py", "the compile call whose inputs were used") in notes, notes
     fix = pick(await proven(server, uri, line), "Capture `.item()` in the graph")
     assert fix.title.endswith("(no graph break there; matches eager)") and fix.is_preferred, fix.title
     new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
     assert "torch._dynamo.config.capture_scalar_outputs = True\n" in new
-    assert await saved(server, uri, "cfx_far_model.py", new) == []
+    assert await saved(server, uri, f"{prefix}_model.py", new) == []
 
 
 NESTED = (

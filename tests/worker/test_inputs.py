@@ -62,6 +62,43 @@ async def test_export_call_inside_a_function_and_strict_kwarg(engine: Engine, wr
     assert (module.inputs, module.status, module.mode) == ("export-call", "exported", "strict")
 
 
+async def test_a_call_chained_on_the_export_or_compiled_call_is_not_taken_for_it(
+    engine: Engine, write
+) -> None:
+    """`export(m, args).run_decompositions()` and `model(x).sum()` start where the call they chain
+    on starts: the job names its call by its whole span (it took the outer one: an `inputs-error`
+    for the export, the compiled model's break unseen)."""
+    path = write(
+        "chained.py",
+        """
+        import torch
+
+        class Gate(torch.nn.Module):
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x * 2
+                return x
+
+        class Scale(torch.nn.Module):
+            def forward(self, x):
+                top = x.abs().max().item()
+                return x / (top + 1.0)
+
+        if __name__ == "__main__":
+            program = torch.export.export(Gate(), (torch.randn(2, 8),)).run_decompositions()
+            model = torch.compile(Scale())
+            for step in range(100):
+                loss = model(torch.randn(2, 8)).sum()
+    """,
+    )
+    result = await check(engine, path)
+    modules = [(m.name, m.inputs) for m in result.modules]
+    assert modules == [("Gate", "export-call"), ("Scale", "compile-call")]
+    assert only(result, "data-dependent-branch").range.start.line == line_of(path, "if x.sum() > 0")
+    assert only(result, "compile-graph-break").range.start.line == line_of(path, ".item()")
+    assert "inputs-error" not in [d.code for d in result.diagnostics]
+
+
 async def test_script_style_top_level_export_is_not_run_at_load(engine: Engine, write) -> None:
     path = write(
         "script.py",
@@ -253,7 +290,7 @@ def test_discovery_prelude_skips_other_exports_and_later_statements() -> None:
     found = discover(source)
     (subject,) = found.subjects  # the first call claims class A
     assert subject.inputs["kind"] == "export-call"
-    assert subject.inputs["call"] == [7, 4]
+    assert subject.inputs["call"] == [7, 4, 7, 4 + len("torch.export.export(a, (torch.ones(1),))")]
     assert subject.inputs["prelude"] == [[6, 4]]
     assert found.load_until == [5, 0]
 

@@ -80,14 +80,19 @@ SUMMARY: protocol.ExportSummary = {
     "weights": {"meta": False, "bytes": 1024},
 }
 INPUTS: dict[str, protocol.InputsSpec] = {
-    "export-call": {"kind": "export-call", "call": [12, 4], "prelude": [[10, 4], [11, 4]], "line": 11},
+    "export-call": {
+        "kind": "export-call",
+        "call": [12, 4, 12, 40],
+        "prelude": [[10, 4], [11, 4]],
+        "line": 11,
+    },
     "example-inputs": {"kind": "example-inputs", "class": "Net", "method": "example_inputs"},
     "inferred": {"kind": "inferred", "class": "Net", "expr": "(torch.randn(2, 16),)"},
-    "compile-call": {"kind": "compile-call", "call": [19, 6], "prelude": [[18, 4]]},
+    "compile-call": {"kind": "compile-call", "call": [19, 6, 19, 20], "prelude": [[18, 4]]},
     "recorded": {
         "kind": "recorded",
         "class": "Attention",
-        "parent": {"kind": "export-call", "call": [12, 4], "prelude": [], "line": 11},
+        "parent": {"kind": "export-call", "call": [12, 4, 12, 40], "prelude": [], "line": 11},
         "module": "blocks.0.attn",
         "args": [{"tensor": {"shape": [3, 5, 16], "dtype": "float32", "dims": ["batch", None, None]}}],
         "kwargs": {

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..syntax import dotted, resolve, torch_imports
+from ..syntax import dotted, resolve, span, torch_imports
 from .compile_calls import CompileCall, find_compile_calls
 from .export_calls import ExportCall, find_export_calls, load_stop
 from .infer import infer_inputs
@@ -153,7 +153,7 @@ def _compiled_subjects(
         if call.first_call is not None:
             spec = {
                 "kind": "compile-call",
-                "call": [call.first_call.lineno, call.first_call.col_offset],
+                "call": list(span(call.first_call)),
                 "prelude": [[s.lineno, s.col_offset] for s in call.prelude],
             }
         elif known and (
@@ -273,7 +273,7 @@ def _subject_name(built_by: str) -> str:
 def _call_spec(call: ExportCall) -> dict[str, Any]:
     return {
         "kind": "export-call",
-        "call": [call.node.lineno, call.node.col_offset],
+        "call": list(span(call.node)),
         "prelude": [[s.lineno, s.col_offset] for s in call.prelude],
         "line": call.node.lineno - 1,
     }

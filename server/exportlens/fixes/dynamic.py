@@ -12,6 +12,7 @@ import ast
 from typing import Any
 
 from ..document import Document
+from ..syntax import span
 from .dims import forward_params, is_bound, rank_of, size_arg
 from .edits import ensure_import, span_edits
 from .model import Fix
@@ -79,7 +80,7 @@ def _make_dynamic(
     fix = Fix(f"Make dim {dim} of `{name}` dynamic: `{declared}`", "make-dynamic", "dynamic", edits)
     fix.verify = {"compare": "self", "refine": refine}
     fix.module, fix.line = module, call.lineno - 1
-    fix.data = {"call": [call.lineno, call.col_offset], "input": name, "dim": dim}
+    fix.data = {"call": list(span(call)), "input": name, "dim": dim}
     return fix
 
 
@@ -91,9 +92,7 @@ def with_range(doc: Document, fix: Fix, refined: Any) -> Fix | str:
         return f"the code fixes this size to {value}: it cannot be dynamic"
     if not isinstance(value, dict):
         return "torch's suggested fixes did not keep this dim"
-    line, col = fix.data["call"]
-    call = next(
-        n for n in ast.walk(doc.tree) if isinstance(n, ast.Call) and (n.lineno, n.col_offset) == (line, col)
-    )
+    place = fix.data["call"]
+    call = next(n for n in ast.walk(doc.tree) if isinstance(n, ast.Call) and list(span(n)) == place)
     low, high = value.get("min"), value.get("max")
     return _make_dynamic(doc, call, fix.data["input"], fix.data["dim"], low, high, str(fix.module))

@@ -65,11 +65,15 @@ def _split_inputs(value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
     return (value,), {}
 
 
-def _find(tree: ast.AST, kind: type, line: int, col: int) -> Any:
+def _find(tree: ast.AST, kind: type, *place: int) -> Any:
+    """The node of `kind` at `place`: (line, col), or (line, col, end_line, end_col) where nodes
+    nest from one start (`export(m, args).module()`, `model(x).sum()`: two calls at one place)."""
     for node in ast.walk(tree):
-        if isinstance(node, kind) and (node.lineno, node.col_offset) == (line, col):  # type: ignore[attr-defined]
-            return node
-    raise LookupError(f"no {kind.__name__} at {line}:{col} (the buffer changed?)")
+        if isinstance(node, kind):
+            where = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+            if where[: len(place)] == place:
+                return node
+    raise LookupError(f"no {kind.__name__} at {':'.join(map(str, place))} (the buffer changed?)")
 
 
 def _from_export_call(

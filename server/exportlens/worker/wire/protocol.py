@@ -76,7 +76,7 @@ class ExportCallInputs(TypedDict):
     """The file's own `export(...)` call: its statements before it, then its arguments."""
 
     kind: Literal["export-call"]
-    call: list[int]  # [line, col] of the call
+    call: list[int]  # [line, col, end_line, end_col]: a call chained on it starts there too
     prelude: list[list[int]]  # [line, col] of each statement run before it
     line: int  # 0-based line of the call
 
@@ -85,7 +85,7 @@ class CompileCallInputs(TypedDict):
     """The first call of an object the file compiles (`out = model(x)`): the object and its arguments."""
 
     kind: Literal["compile-call"]
-    call: list[int]  # [line, col] of the call
+    call: list[int]  # [line, col, end_line, end_col] (`model(x).sum()`: two calls start at `model`)
     prelude: list[list[int]]  # [line, col] of each statement run before it (a `__main__` block's)
 
 
