@@ -17,15 +17,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from lsprotocol.types import ResponseError
+from lsprotocol.types import EXIT, ResponseError
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import MsgId, RPCError, RPCMessage, RPCNotification, RPCRequest, RPCResponse
 
 log = logging.getLogger("exportlens.lsp")
-
-
-EXIT = "exit"
 
 
 class ExportLensProtocol(LanguageServerProtocol):
