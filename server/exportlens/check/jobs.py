@@ -6,14 +6,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config.settings import MODES
 from ..discovery import Subject
 from ..document import Document
 from ..engine import Job
 from ..imports import import_roots
-from ..lowerings import AOTI_TIMEOUT_SECONDS, ON_CHECK, ON_DEMAND
+from ..lowerings import ON_CHECK, ON_DEMAND, job_timeout
 from ..worker.wire.protocol import DevicePolicy
 
-MODES = ("non-strict", "strict", "both")
+__all__ = ["MODES", "CheckOptions", "make_job", "tracers"]
 
 
 @dataclass
@@ -64,7 +65,7 @@ def make_job(
         subject={"name": subject.name, "class": subject.class_name, "inputs": subject.inputs},
         strict=strict,
         # a C++ compile gets its own; 0: the engine's default
-        timeout=AOTI_TIMEOUT_SECONDS if "aoti" in lowered else options.timeout,
+        timeout=job_timeout(lowered, options.timeout),
         memory_mb=options.memory_mb,
         load_until=doc.discovery.load_until,
         all_failures=options.all_failures,
