@@ -13,19 +13,14 @@ from typing import Any
 
 from ..codes import CODES, url_for
 from ..findings import Finding, Range, Related
+from ..lowerings import label
 from ..worker.wire.records import LoweringFinding, LoweringResult
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 
 log = logging.getLogger("exportlens.diagnosis")
 
-# How each lowering is named in a message: "ONNX: no translation for ...".
-LABELS = {"export": "torch.export", "core-aten": "Core ATen", "onnx": "ONNX", "aoti": "AOTInductor"}
 NOT_RUN = "target-not-run"
-
-
-def label(lowering: str) -> str:
-    return LABELS.get(lowering, lowering)
 
 
 def lowering_findings(results: list[LoweringResult], ctx: DiagnosisContext) -> list[Finding]:

@@ -6,7 +6,7 @@ import json
 import urllib.parse
 from typing import Any
 
-from ..diagnosis.lowerings import label
+from ..lowerings import label
 from ..worker.wire.records import ExportSummary, LoweringResult
 from .state import ModuleEntry
 
@@ -93,8 +93,6 @@ def command_link(title: str, command: str, args: list[Any]) -> str:
 
 def lowering_line(result: LoweringResult) -> str:
     """One lowering's verdict and facts (docs/targets.md): `ONNX ✓ · opset 20 · 12 ops · 4.4 KB`."""
-    from ..diagnosis.lowerings import label  # the one naming of lowerings
-
     name = label(result["target"])
     if "skipped" in result:
         return f"{name}: not checked ({result['skipped']})"

@@ -16,18 +16,22 @@ from typing import Any
 from ..core.budget import Budget, OutOfBudget
 from ..wire.protocol import TARGET_OUT_OF_TIME
 from ..wire.records import LoweringResult
+from ..wire.targets import TARGETS
 
-# The target -> the module that checks it.  `export` is the export itself: nothing more to run.
-MODULES = {"core-aten": ".core_aten", "onnx": ".onnx", "aoti": ".aoti"}
+# The target -> the module that checks it (wire/targets.py).  `export` is the export itself.
+MODULES = {t.name: t.module for t in TARGETS if t.module is not None}
+EXPORT_ITSELF = frozenset(t.name for t in TARGETS if t.module is None)
 
 
 def lower(targets: list[str], program: Any, attempt: Any, path: str, budget: Budget) -> list[LoweringResult]:
     results: list[LoweringResult] = []
     for target in targets:
-        if target not in MODULES:
+        if target in EXPORT_ITSELF:
             continue
         started = time.perf_counter()
         try:
+            if target not in MODULES:  # the server asked for a target this worker does not know
+                raise LookupError(f"no lowering named {target!r}; known: {', '.join(MODULES)}")
             module = importlib.import_module(MODULES[target], __package__)
             result: LoweringResult = module.check(program, attempt, path, budget)
         except OutOfBudget:

@@ -16,11 +16,14 @@ from typing import Any
 from ..capture.graph_breaks import causes
 from ..core.budget import Budget
 from ..wire.records import LoweringFinding, LoweringResult
+from ..wire.targets import BY_NAME
 from .nodes import call_nodes, op_name, target_finding
 from .values import no_values
 
+NEEDS = BY_NAME["onnx"].needs
 INSTALL = (
-    "`onnx` and `onnxscript` are not installed in the checked interpreter: `pip install onnx onnxscript`"
+    f"{' and '.join(f'`{n}`' for n in NEEDS)} are not installed in the checked interpreter: "
+    f"`pip install {' '.join(NEEDS)}`"
 )
 _NODE = re.compile(r"Error when translating node %(\w+)")
 _OVERLOAD = re.compile(r"OpOverload\(op='([\w.:]+)', overload='(\w+)'\)")
@@ -28,7 +31,7 @@ _DYNAMIC = re.compile(r"dynamic|symbolic|SymInt|SymFloat|ConstraintViolation|unb
 
 
 def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResult:
-    if any(importlib.util.find_spec(name) is None for name in ("onnx", "onnxscript")):
+    if any(importlib.util.find_spec(name) is None for name in NEEDS):
         return {"target": "onnx", "ok": False, "skipped": INSTALL}
     import torch
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from .onnx import INSTALL
+from .onnx import INSTALL, NEEDS
 
 
 def save_onnx(program: Any, target: str) -> str | None:
     """None once written; else why not (the install hint when onnx / onnxscript are missing)."""
-    if any(importlib.util.find_spec(name) is None for name in ("onnx", "onnxscript")):
+    if any(importlib.util.find_spec(name) is None for name in NEEDS):
         return f"not saved: {INSTALL}"
     import torch
 
