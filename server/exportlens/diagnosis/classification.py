@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..worker.wire.records import FailureRecord
+from ..worker.wire.wordings import GUARD_EXPRESSION, guard_on_data
 from . import devices
 from .constraints import OUT_OF_RANGE, constraint, solver_gave_up, unsolved
 from .kind import Kind, short
@@ -50,9 +51,7 @@ def _guard_inside_an_op(f: Failure) -> bool:
     """Strict wraps a data-dependent guard hit inside an op as a CONSTRAINT_VIOLATION UserError
     (2.15 also without the "Consider annotating" prefix it had before)."""
     return "Constraints violated" not in f.message and (
-        "GuardOnDataDependentSymNode" in f.chained
-        or "Could not guard on data-dependent expression" in f.message
-        or "data-dependent expression" in f.first_line  # 2.15: "Could not extract ... from"
+        guard_on_data(f.chained, f.message) or GUARD_EXPRESSION in f.first_line
     )
 
 
@@ -75,11 +74,7 @@ def _named_break(f: Failure) -> bool:
 
 
 def _data_dependent_guard(f: Failure) -> bool:
-    return (
-        "GuardOnDataDependentSymNode" in f.mro
-        or f.record.get("error_type") == "ANTI_PATTERN"
-        or "Could not guard on data-dependent expression" in f.message
-    )
+    return guard_on_data(f.mro, f.message) or f.record.get("error_type") == "ANTI_PATTERN"
 
 
 def _table_code(f: Failure) -> str | None:

@@ -11,6 +11,7 @@ import ast
 import re
 
 from ..worker.wire.records import FailureRecord
+from ..worker.wire.wordings import GUARD_ON_DATA, guard_condition
 from .kind import Kind, first_line, short
 
 __all__ = [
@@ -75,11 +76,9 @@ def graph_break_kind(code: str, message: str, record: FailureRecord, snippet: st
 def data_dependent_kind(record: FailureRecord, snippet: str, statement: str) -> Kind:
     """A guard on a value read out of a tensor: in an `assert`, a `float()`, a branch, or any."""
     cond = str(record.get("cond") or "")
-    if not cond:
-        m = re.search(r"data-dependent expression (.+?) \((unhinted|it was)", str(record.get("message", "")))
-        cond = m.group(1) if m else ""
+    cond = cond or guard_condition(str(record.get("message", "")))
     fix = {"cond": cond, "expression": snippet}
-    if record.get("strict") is False or "GuardOnDataDependentSymNode" in (record.get("exc_mro") or []):
+    if record.get("strict") is False or GUARD_ON_DATA in (record.get("exc_mro") or []):
         if statement.startswith("assert"):
             return Kind("tensor-assert", f"`{snippet}`", fix)
         if m := _CONVERTERS.match(snippet):

@@ -12,8 +12,7 @@ import contextlib
 from typing import Any
 
 from ..wire.records import EagerVerdict, FailureRecord
-
-_TORCH_RAISED = ("Torch", "Unsupported", "UserError", "GuardOnDataDependent")
+from ..wire.wordings import TORCH_RAISED
 
 
 def eager_verdict(attempt: Any, record: FailureRecord, hooks: Any = None) -> EagerVerdict | None:
@@ -24,7 +23,7 @@ def eager_verdict(attempt: Any, record: FailureRecord, hooks: Any = None) -> Eag
     import torch
 
     mro = record.get("exc_mro") or []
-    if attempt is None or attempt.meta or any(name.startswith(_TORCH_RAISED) for name in mro):
+    if attempt is None or attempt.meta or any(name.startswith(TORCH_RAISED) for name in mro):
         return None  # torch's own refusal, or no real values to run on
     try:
         with hooks or contextlib.nullcontext(), torch.no_grad():

@@ -27,6 +27,7 @@ from types import FrameType
 from typing import Any
 
 from ..wire.records import FailureRecord, Frame
+from ..wire.wordings import GUARD_MESSAGE, GUARD_ON_DATA
 from .failure import MESSAGE_LIMIT
 
 Site = tuple[str, int]  # (path, line) of the innermost user or library frame of a failure
@@ -113,9 +114,9 @@ def stepping_over(known: set[Site]) -> Iterator[None]:
             return
         record: FailureRecord = {
             "stage": "export",
-            "exc_type": "GuardOnDataDependentSymNode",
-            "exc_mro": ["GuardOnDataDependentSymNode", *_RUNTIME_ERROR_MRO],
-            "message": f"Could not guard on data-dependent expression {orig_expr}"[:MESSAGE_LIMIT],
+            "exc_type": GUARD_ON_DATA,
+            "exc_mro": [GUARD_ON_DATA, *_RUNTIME_ERROR_MRO],
+            "message": f"{GUARD_MESSAGE} {orig_expr}"[:MESSAGE_LIMIT],
             "draft_failure_type": "DATA_DEPENDENT_ERROR",
             "cond": str(orig_expr),
             # torch's value from real tensors; unreliable for float->int (TruncToInt) expressions

@@ -21,6 +21,7 @@ from ..capture.stepping import Site, site_of
 from ..core.budget import Budget, OutOfBudget
 from ..wire.protocol import out_of_time
 from ..wire.records import FailureRecord, Frame, PartInputs
+from ..wire.wordings import GUARD_ON_DATA, no_fake_kernel, says_data_dependent
 
 NOT_STARTED = (
     "the search for more failures was not started: it costs about one more export ({cost:.0f} s here)"
@@ -186,19 +187,13 @@ def _steppable(record: FailureRecord) -> bool:
     mro = record.get("exc_mro") or []
     message = record["message"]
     return (
-        "GuardOnDataDependentSymNode" in mro
+        GUARD_ON_DATA in mro
         or "Unsupported" in mro
         or bool(record.get("gb_type"))
         or record.get("error_type") in ("ANTI_PATTERN", "DYNAMIC_CONTROL_FLOW")
-        or "fake impl" in message
-        or "fake kernel" in message
+        or no_fake_kernel(message)
     )
 
 
 def _data_dependent(record: FailureRecord) -> bool:
-    message = record["message"].lower()
-    return (
-        record.get("exc_type") == "GuardOnDataDependentSymNode"
-        or "data-dependent" in message
-        or ("data dependent" in message)
-    )
+    return record.get("exc_type") == GUARD_ON_DATA or says_data_dependent(record["message"])
