@@ -32,7 +32,9 @@ async def test_an_edit_of_a_class_a_factory_exports_rechecks_that_export(server:
     # the lens and the hover on `class Net` say which export checks it, not "no example inputs"
     assert "exported as `create` · ✗ 1 export issue" in await server.lenses(uri)
     hover = await server.hover(uri, line_of(REGISTRY, "class Net("), 8)
-    assert hover is not None and "exported as `create` (✗ 1 export issue): checked by that export" in hover
+    assert (
+        hover is not None and "— exported as `create` · ✗ 1 export issue\n\nChecked by that export" in hover
+    )
     assert "no example inputs" not in hover
     # typed inside Net: the export that covers it runs again, with Net, not a guess of Net's inputs
     version = server.change(uri, REGISTRY.replace("y.sum() > 0", "y.mean() > 0"))

@@ -1,6 +1,7 @@
 """Hover, from the cache only (never waits for an export).
 
-On a module's class name or its `def forward`: the export summary.  On a line
+On a module's class name or its `def forward`: its status (module_status.py, the lens's line),
+then the export summary.  On a line
 inside `forward`: the ATen ops that line became.  Marked stale when the
 module's text changed since that export.
 """
@@ -16,6 +17,7 @@ from ..check.covered import holder
 from ..discovery import Subject
 from . import notebooks
 from .app import ExportLensServer
+from .module_status import module_status
 from .session import Snapshot
 from .state import ModuleEntry
 from .summary_text import (
@@ -68,34 +70,25 @@ def _forward(cls: ast.ClassDef) -> ast.FunctionDef | None:
 
 
 def _module_text(snap: Snapshot, subject: Subject, entry: ModuleEntry | None, stale: bool) -> str:
-    head = f"**ExportLens · `{subject.name}`**"
+    """The status the lens shows too (module_status.py), then what checked it and its summary."""
+    parts = [f"**ExportLens · `{subject.name}`** — {module_status(snap, subject)}"]
     if subject.part_of is not None:
-        parent = snap.results.get(subject.part_of)
-        status = status_line(parent) if parent is not None else "not exported yet"
-        alone = ""
+        explained = f"Checked by exporting `{subject.part_of}`, with the inputs `{subject.name}` gets there."
         if entry is not None and any(r.status != "skipped" for r in entry.results):
-            alone = " Alone, on inputs like those it gets there (shapes, dtypes, Dims): "
-            alone += status_line(entry) + "."
+            explained += " Alone, on inputs like those it gets there (shapes, dtypes, Dims): "
+            explained += status_line(entry) + "."
             dims = [d for r in entry.results if r.graph for d in dynamic_dims(r.graph)]
             if dims:  # the parent's Dims it follows, derived ones (`seq + 1`) with their ranges
-                alone += " Dynamic dims: " + ", ".join(dict.fromkeys(dims)) + "."
-        return (
-            f"{head} — part of `{subject.part_of}` ({status}): checked by exporting `{subject.part_of}`, "
-            f"with the inputs `{subject.name}` gets there.{alone}"
-        )
-    if subject.name in snap.running and entry is None:
-        return f"{head} — ⧗ exporting…"
+                explained += " Dynamic dims: " + ", ".join(dict.fromkeys(dims)) + "."
+        return "\n\n".join([*parts, explained])
     if entry is None or all(r.status == "skipped" for r in entry.results):
         results = {name: e.results for name, e in snap.results.items()}
         if (held := holder(subject, snap.path, results)) is not None:  # `build_model()` built it
-            return _covered_text(snap, subject, *held)
+            return "\n\n".join([*parts, _covered_text(subject, *held)])
     if entry is None:
         if (site := snap.placement.sites.get(subject.name)) is not None:
-            return f"{head} — not exported yet: checked by the export call in `{Path(site).name}`"
-        return f"{head} — not exported yet" + (
-            " (no example inputs)" if subject.inputs_kind == "none" else ""
-        )
-    parts = [f"{head} — {status_line(entry)}"]
+            parts.append(f"Checked by the export call in `{Path(site).name}`.")
+        return "\n\n".join(parts)
     if stale:
         parts.append(STALE)
     if entry.site and subject.name in snap.placement.parents:
@@ -122,19 +115,11 @@ def _module_text(snap: Snapshot, subject: Subject, entry: ModuleEntry | None, st
     return "\n\n".join(parts)
 
 
-def _covered_text(snap: Snapshot, subject: Subject, name: str, exported: bool) -> str:
+def _covered_text(subject: Subject, name: str, exported: bool) -> str:
     """A class that the export of the file's module `name` covers: checked by that export only."""
-    head = f"**ExportLens · `{subject.name}`**"
-    status = status_line(snap.results[name])
     if exported:
-        return (
-            f"{head} — exported as `{name}` ({status}): checked by that export, which builds"
-            f" `{subject.name}`; its findings are `{subject.name}`'s."
-        )
-    return (
-        f"{head} — part of `{name}` ({status}): checked by exporting `{name}`, which builds"
-        f" `{subject.name}` inside it, with the inputs `{subject.name}` gets there."
-    )
+        return f"Checked by that export, which builds `{subject.name}`; its findings are `{subject.name}`'s."
+    return f"Checked by exporting `{name}`, which builds `{subject.name}` inside it, with the inputs it gets."
 
 
 def _line_text(snap: Snapshot, entry: ModuleEntry | None, line: int, stale: bool) -> str | None:

@@ -1,0 +1,107 @@
+"""The lens and the hover state a module's status from one function (module_status.py), on
+hand-built snapshots: no server, no worker, milliseconds. The end-to-end cases are
+test_hover_lens.py's."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from exportlens.check.plan import Placement
+from exportlens.config.project import Project
+from exportlens.config.settings import Settings
+from exportlens.document import Document
+from exportlens.findings import ModuleResult
+from exportlens.lsp.codelens import lenses
+from exportlens.lsp.hover import STALE, hover_text
+from exportlens.lsp.session import Snapshot
+from exportlens.lsp.state import ModuleEntry
+
+SOURCE = """\
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Head(torch.nn.Module):
+    def forward(self, x):
+        return x + 1
+
+
+if __name__ == "__main__":
+    torch.export.export(Net(), (torch.randn(2, 3),))
+"""
+NET_LINE = SOURCE.splitlines().index("class Net(torch.nn.Module):")
+HEAD_LINE = SOURCE.splitlines().index("class Head(torch.nn.Module):")
+
+
+def entry(key: str = "k", status: Any = "exported", **kw: Any) -> ModuleEntry:
+    result = ModuleResult("Net", NET_LINE + 1, "export-call", "non-strict", status, seconds=0.1, ops=1)
+    return ModuleEntry(key=key, results=[result], findings=[], version=1, **kw)
+
+
+def snapshot(**changes: Any) -> Snapshot:
+    base = Snapshot(
+        uri="file:///w/net.py",
+        document=Document("/w/net.py", SOURCE, version=1),
+        settings=Settings(),
+        trusted=True,
+        roots=("/w",),
+        keys={"Net": "k"},
+        results={},
+        running=frozenset(),
+        cancelled=frozenset(),
+        placement=Placement(),
+        graph_views=frozenset(),
+        project=Project(),
+        skipped=None,
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def lens_status(snap: Snapshot, line: int) -> str:
+    titles = [lens.command.title for lens in lenses(snap) if lens.range.start.line == line and lens.command]
+    return titles[0]  # the status; then Export, Show graph
+
+
+def hover_status(snap: Snapshot, line: int) -> str:
+    text = hover_text(snap, line)
+    assert text is not None
+    return text.split("\n\n")[0].split(" — ", 1)[1]
+
+
+STATES = {
+    "done": ({"results": {"Net": entry()}}, "✓ exports · 1 ops · 0.10 s"),
+    "stale": ({"results": {"Net": entry(key="old")}}, "✓ exports · 1 ops · 0.10 s (stale)"),
+    "cached": ({"results": {"Net": entry(cached=True)}}, "✓ exports · 1 ops · 0.10 s (cached, re-checking)"),
+    "running": ({"running": frozenset({"Net"}), "results": {"Net": entry()}}, "⧗ exporting…"),
+    "cancelled": ({"cancelled": frozenset({"Net"})}, "export cancelled"),
+    "not yet": ({}, "not exported yet"),
+    "untrusted": ({"trusted": False}, "not exported (untrusted workspace)"),
+}
+
+
+@pytest.mark.parametrize("state", list(STATES))
+def test_hover_and_lens_say_the_same_status(state: str) -> None:
+    changes, expected = STATES[state]
+    snap = snapshot(**changes)
+    assert lens_status(snap, NET_LINE) == expected
+    assert hover_status(snap, NET_LINE) == expected
+
+
+def test_a_module_without_inputs_and_a_stale_hover() -> None:
+    snap = snapshot(results={"Net": entry(key="old")})
+    assert lens_status(snap, HEAD_LINE) == hover_status(snap, HEAD_LINE) == "no example inputs"
+    assert STALE in (hover_text(snap, NET_LINE) or "")
+    assert STALE not in (hover_text(snapshot(results={"Net": entry()}), NET_LINE) or "")
+
+
+def test_a_module_checked_by_another_files_export_call() -> None:
+    snap = snapshot(placement=Placement(sites={"Head": "/w/scripts/export.py"}))
+    assert lens_status(snap, HEAD_LINE) == hover_status(snap, HEAD_LINE) == "not exported yet"
+    assert "Checked by the export call in `export.py`." in (hover_text(snap, HEAD_LINE) or "")
