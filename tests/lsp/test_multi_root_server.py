@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from tests.config.sources import STAMPED
 
 from .conftest import SERVER_DIR, Session, make_client, stop
+from .models import GUARDED, MLP
 
 
 async def multi_root(root: Path, folders: dict[str, dict[str, Any]]) -> Session:
@@ -75,5 +77,27 @@ async def test_each_folder_exports_with_its_own_interpreter(tmp_path: Path) -> N
         found = await session.open("plain/stamped.py", STAMPED)
         # the window's interpreter, with torch: Stamped exports (non-strict), time.time() baked in
         assert [d.code for d in found] == ["side-effect-baked"], found
+    finally:
+        await stop(session)
+
+
+async def test_a_folders_run_on_save_holds_there_only(tmp_path: Path) -> None:
+    """`runOn: save` in one folder: its edits wait for a save; the other folder's are checked."""
+    session = await multi_root(tmp_path, {"saved": {"runOn": "save"}, "typed": {}})
+    try:
+        saved = (tmp_path / "saved" / "mlp.py").resolve().as_uri()
+        typed = (tmp_path / "typed" / "mlp.py").resolve().as_uri()
+        assert await session.open("saved/mlp.py", MLP) == []
+        assert await session.open("typed/mlp.py", MLP) == []
+        mark = len(session.record.checked)
+        saved_version = session.change(saved, GUARDED)
+        typed_version = session.change(typed, GUARDED)
+        found = await session.wait_checked(typed, typed_version, mark)
+        assert "data-dependent-branch" in [d.code for d in found], found
+        await asyncio.sleep(2.0)  # the typed file's check came and went: the saved one's would have too
+        assert not [c for c in session.record.checked[mark:] if c["uri"] == saved], "checked while typing"
+        lenses = await session.lenses(saved)
+        assert lenses[0].endswith("(stale)"), lenses
+        assert saved_version == 2
     finally:
         await stop(session)

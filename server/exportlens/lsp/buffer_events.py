@@ -16,9 +16,11 @@ def opened(ls: ExportLensServer, uri: str) -> None:
 
 def edited(ls: ExportLensServer, uri: str, now: bool = False) -> None:
     """A buffer edited: checked once the typing pauses (runOn "type", or `now`: an edit that must
-    be checked whatever runOn says), else its lenses say "(stale)" until it is saved."""
-    if ls.settings.run_on == "type" or now:
-        ls.scheduler.schedule(uri, delay=ls.settings.debounce_ms / 1000)
+    be checked whatever runOn says), else its lenses say "(stale)" until it is saved. The file's
+    own runOn: a folder's `runOn: save` holds in a multi-root window."""
+    settings = ls.session.file_settings(uri)
+    if settings.run_on == "type" or now:
+        ls.scheduler.schedule(uri, delay=settings.debounce_ms / 1000)
     else:
         ls.refresh_lenses()
 

@@ -139,6 +139,10 @@ class Session:
         )
         return project.settings(base, explicit), project
 
+    def file_settings(self, uri: str) -> Settings:
+        """The settings of the buffer `uri`: its folder's, its pyproject.toml's (multi-root)."""
+        return self.settings_for(self.document(uri).path)[0]
+
     def skipped(self, path: str, uri: str, settings: Settings, project: Project) -> str | None:
         """Why a file is not checked, or None: it is the user's code and checks are on."""
         if not settings.enable:
