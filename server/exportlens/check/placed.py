@@ -1,12 +1,12 @@
 """A document's check, each module where the plan places it: the one check of the CLI and the
 language server.
 
-The modules without a place elsewhere are checked by the document's own check (run.py); each
-other file of the placement (plan.py: an export site, a parent file) runs its check for the
-modules it holds (elsewhere.py), all at once. A part its parent file's export never calls is
-covered by no export: the document's own check takes it after them (a guess, or "no example
-inputs"), as it would in a file without a parent. The editor checks a batch of modules at a time
-(`only`); the CLI every module of a file (`check_planned`, of plan.py's `plan_file`).
+Each module goes by its route (routes.py, from plan.py's placement): those of its own file are
+checked by the document's own check (run.py); each other file (an export site, a parent file)
+runs its check for the modules routed through it (elsewhere.py), all at once. A part its parent
+file's export never calls is covered by no export: the document's own check takes it after them (a
+guess, or "no example inputs"), as it would in a file without a parent. The editor checks a batch
+of modules at a time (`only`); the CLI every module of a file (`check_planned`, of `plan_file`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..findings import FileResult, by_position
 from .elsewhere import Checked, check_elsewhere
 from .jobs import CheckOptions
 from .plan import Placement, PlannedFile
+from .routes import Route, route_of
 from .run import EarlyReport, check_document
 
 
@@ -35,14 +36,14 @@ async def check_placed(
     check finds first (on any file), then what each other file's check finds on `doc`'s, in the
     order of the files. `early` hears of each module's first failure before its others are found."""
     subjects = [t for t in doc.discovery.subjects if only is None or t.name in only]
-    elsewhere = placement.elsewhere()
-    local = {t.name for t in subjects if t.name not in elsewhere}
+    routes = {t.name: route_of(doc, placement, t.name) for t in subjects}
+    local = {name for name, route in routes.items() if not route.elsewhere}
     runs: list[Awaitable[Checked]] = []
     if local or doc.discovery.error is not None:
         runs.append(_own(engine, doc, options, local, early))
     for file in placement.files():
-        exported = [t for t in subjects if placement.sites.get(t.name) == file]
-        parts = [t for t in subjects if placement.parents.get(t.name) == file]
+        exported = [t for t in subjects if routes[t.name] == Route(t.name, file, "site")]
+        parts = [t for t in subjects if routes[t.name] == Route(t.name, file, "parent")]
         if exported or parts:
             runs.append(check_elsewhere(engine, doc, options, file, exported, parts, early))
     result = FileResult(doc.path)

@@ -13,6 +13,7 @@ from typing import Any
 from ..check.compiled import AS_COMPILED
 from ..check.jobs import CheckOptions, import_context, make_job
 from ..check.plan import Placement
+from ..check.routes import Route, route_of, routed_subject
 from ..document import Document
 from ..engine import Job, JobOutcome
 from .model import Fix
@@ -74,8 +75,9 @@ def proof_job(
     placement: Placement | None = None,
 ) -> Job | None:
     """The verify job for `fix` on `doc`, or None when the patched file has nothing to export.
-    A graph break's fix in a module another file compiles (`placement`'s site) is proven by that
-    file's compile call, with `doc` imported patched (`_through_site`)."""
+    A fix in a module another file exports or compiles (its route, check/routes.py: a site, or a
+    parent file whose export records it) is proven by that file's call, with `doc` imported
+    patched (`_through`); never on guessed inputs of `doc`'s own."""
     if fix.verify is None or fix.disabled:
         return None
     patched = fix.proposed(doc)
@@ -83,11 +85,10 @@ def proof_job(
     compiled = fix.verify.get("compile") is not None
     if compiled and module and module.endswith("@compile"):  # exportlens.compile = all: as compiled
         module = module.removesuffix("@compile")
-    site = None
-    if compiled and placement is not None:  # its export site, else the file whose compile holds it
-        site = placement.sites.get(module or "") or placement.parents.get(module or "")
-    if site is not None and module is not None:
-        return _through_site(site, doc, patched, fix, module, options)
+    if placement is not None and module is not None:
+        route = route_of(doc, placement, module)
+        if route.elsewhere:
+            return _through(route, doc, patched, fix, strict, options, compiled)
     subject = next((t for t in found.subjects if t.name == module), None)
     if subject is None and len(found.subjects) == 1:
         subject = found.subjects[0]
@@ -117,24 +118,23 @@ def proof_job(
     return job
 
 
-def _through_site(
-    site: str, doc: Document, patched: Document, fix: Fix, module: str, options: CheckOptions
+def _through(
+    route: Route,
+    doc: Document,
+    patched: Document,
+    fix: Fix,
+    strict: bool | None,
+    options: CheckOptions,
+    compiled: bool,
 ) -> Job | None:
-    """The proof run by `site`'s compile call of `module` (from disk), or of the module `module` is
-    a part of, which imports `doc`: the candidate imports it with the fix, the eager reference
-    without; no break on the fix's lines of `doc` (worker/verify.py)."""
-    try:
-        there = Document.from_file(site)
-    except (OSError, SyntaxError, UnicodeDecodeError):
+    """The proof run by the call of `route`'s file (from disk) that answers for the module: the
+    candidate imports `doc` with the fix, the eager reference without (worker/job/verify.py); a
+    compile fix: no break on the fix's lines of `doc`. None: that file has no such call now."""
+    found = routed_subject(route, compiled)
+    if found is None:
         return None
-    compiled = [
-        t for t in there.discovery.subjects if t.compile is not None and t.inputs_kind == "compile-call"
-    ]
-    # `module` itself, else (a part of what the file compiles, check/sites.py's parent file) the first
-    subject = next((t for t in compiled if t.name == module), compiled[0] if compiled else None)
-    if subject is None:
-        return None
-    job = make_job(there, subject, None, options)
+    there, subject = found
+    job = make_job(there, subject, None if compiled else strict, options)
     job.purpose = f"verify:{fix.key}"
     job.all_failures = False
     spec: dict[str, Any] = dict(fix.verify or {})

@@ -14,12 +14,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
+from ..check.routes import route_of, routed_subject
 from ..discovery import Subject
+from ..document import Document
 from ..engine import Engine
 from . import notebooks
 from .app import ExportLensServer
@@ -101,15 +104,14 @@ def register(server: ExportLensServer) -> None:
 
 
 async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
-    """Export `module` and write it to `path`: a .pt2, or an .onnx (worker child.save_program)."""
+    """Export `module` the way the check does (its route: its own file's inputs, or the call of the
+    script that exports it) and write it to `path`: a .pt2, or an .onnx (worker child.save_program)."""
     snap = ls.session.snapshot(uri)
-    subject = snap.subject(module)
-    if subject is None or subject.inputs_kind == "none":
-        raise ValueError(f"no module {module!r} with example inputs in {uri}")
     if not snap.trusted:
         raise PermissionError("the workspace is untrusted: ExportLens runs no code")
     options = snap.options()
-    job = make_job(snap.document, subject, tracers(options.mode)[0], options)
+    doc, subject = routed(snap, module)
+    job = make_job(doc, subject, tracers(options.mode)[0], options)
     job.purpose, job.save_to = "save", os.path.abspath(path)
     outcome = await ls.scheduler.run_job(job, snap.settings.python)
     save_error = str(outcome.raw.get("save_error", ""))
@@ -120,6 +122,33 @@ async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) ->
         "saved": outcome.status == "exported" and not save_error and os.path.exists(job.save_to),
         "reason": save_error or outcome.reason or (outcome.failure["message"] if outcome.failure else ""),
     }
+
+
+def routed(snap: Snapshot, module: str) -> tuple[Document, Subject]:
+    """The document and subject whose export answers for `module` (check/routes.py): the module
+    itself, or the call of the other file that exports it. Raises, saying what to do, for a module
+    exported by nothing (no inputs) or checked only as a part of another file's module."""
+    subject = snap.subject(module)
+    if subject is None:
+        raise ValueError(f"no module {module!r} in {snap.uri}")
+    route = route_of(snap.document, snap.placement, module)
+    if route.through == "parent":
+        raise ValueError(
+            f"`{module}` is checked as a part of {route.describe()}: export that module from "
+            f"{Path(route.path).name}"
+        )
+    if route.through == "site":
+        found = routed_subject(route)
+        if found is None:
+            raise ValueError(
+                f"the export call of `{module}` in {Path(route.path).name} is gone: save that file"
+            )
+        return found
+    if subject.inputs_kind == "none":
+        raise ValueError(
+            f"`{module}` has no example inputs in {snap.uri}: add an export call or example_inputs()"
+        )
+    return snap.document, subject
 
 
 def _subject(snap: Snapshot, line: int) -> Subject:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..check.routes import route_of
 from .app import ExportLensServer
 from .state import ModuleEntry
 
@@ -21,7 +22,10 @@ GRAPH_VIEW = "exportlens.graphView"
 def register(server: ExportLensServer) -> None:
     @server.command(GRAPH_VIEW)
     async def graph_view(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
-        ls.session.graph_views = frozenset({(ls.session.document(uri).path, module)})
+        doc = ls.session.document(uri)
+        route = route_of(doc, ls.session.file(uri).placement, module)
+        # the job that builds the view: the module's own, or the call of the file it is routed through
+        ls.session.graph_views = frozenset({(doc.path, module), (route.path, module)})
         snap = ls.session.snapshot(uri)
         entry = snap.results.get(module)
         if entry is None or _lacks_view(entry):

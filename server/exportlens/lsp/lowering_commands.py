@@ -17,7 +17,7 @@ from typing import Any
 
 from . import trust
 from .app import ExportLensServer
-from .commands import save_module
+from .commands import routed, save_module
 
 COMPILE_AOTI = "exportlens.compileAoti"
 SAVE_ONNX = "exportlens.saveOnnx"
@@ -39,9 +39,7 @@ def register(server: ExportLensServer) -> None:
         if not ls.trusted:
             raise trust.refused()
         snap = ls.session.snapshot(uri)
-        subject = snap.subject(module)
-        if subject is None or subject.inputs_kind == "none" or subject.part_of is not None:
-            raise ValueError(f"no module {module!r} with example inputs in {uri}")
+        routed(snap, module)  # raises for a module nothing exports, saying what to do
         options = snap.options()
         # One tracer: "both" would compile twice.
         mode = "non-strict" if options.mode == "both" else options.mode

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from ..check.jobs import CheckOptions
 from ..check.placed import check_placed
 from ..check.plan import Placement, place, plan
-from ..check.run import check_document
 from ..check.static_findings import syntax_finding
 from ..discovery import Subject
 from ..engine import Job, JobOutcome
@@ -246,12 +245,12 @@ class Scheduler:
         return cancel is not None
 
     async def check_now(self, snap: Snapshot, options: CheckOptions, only: set[str]) -> FileResult:
-        """The buffer's own check of the modules `only` with `options` (a command's lowering)."""
+        """The check of the modules `only` with `options` (a command's lowering), each by its route
+        (check/routes.py): through the script that exports it, as the check does."""
         if not self.session.trusted:
             raise PermissionError("the workspace is untrusted: ExportLens runs no code")
-        return await check_document(
-            self.engines.engine(snap.settings.python), snap.document, options, only=only
-        )
+        engine = self.engines.engine(snap.settings.python)
+        return await check_placed(engine, snap.document, options, snap.placement, only)
 
     async def run_job(self, job: Job, python: str | None) -> JobOutcome:
         """One job in the worker of `python` (the file's settings'), outside any check: a save, a

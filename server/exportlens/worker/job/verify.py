@@ -95,7 +95,8 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
         )
         return {"status": "exported", "strict": strict, "verify": result}
     reference = _reference(job, spec, attempt)
-    compare(program.module(), reference, attempt.args, attempt.kwargs, path, spec, result)
+    where = spec["elsewhere"]["path"] if "elsewhere" in spec else path  # the file the fix is in
+    compare(program.module(), reference, attempt.args, attempt.kwargs, where, spec, result)
     return {"status": "exported", "strict": strict, "verify": result}
 
 
