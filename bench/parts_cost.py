@@ -20,6 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from exportlens.discovery import discovery_of
+from exportlens.reading import read_document
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))  # exportlens, from a checkout
 
@@ -48,7 +51,7 @@ VARIANTS = {
 
 async def parent_job(engine: Engine, doc: Document, record: bool) -> tuple[float, float]:
     """(child CPU s, wall s) of GPT's job, recording its parts or not."""
-    (gpt,) = [t for t in doc.discovery.subjects if t.name == "GPT"]
+    (gpt,) = [t for t in discovery_of(doc).subjects if t.name == "GPT"]
     options = CheckOptions(roots=[str(Path(doc.path).parent)])
     started = time.perf_counter()
     outcome = await engine.run(make_job(doc, gpt, None, options, [doc.path] if record else []))
@@ -86,7 +89,7 @@ async def main(jobs: int) -> None:
                 path.write_text(
                     MODEL.read_text(encoding="utf-8") + MAIN.format(export=export), encoding="utf-8"
                 )
-                doc = Document.from_file(str(path))
+                doc = read_document(str(path))
                 await whole_check(engine, doc)  # warm: the caller's imports, the worker's caches
                 plain = [await parent_job(engine, doc, False) for _ in range(jobs)]
                 recorded = [await parent_job(engine, doc, True) for _ in range(jobs)]

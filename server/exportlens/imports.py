@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .document import Document
+from .reading import read_document
 
 
 def import_roots(roots: list[str]) -> list[str]:
@@ -75,9 +75,9 @@ def loaded_files(tree: ast.Module, folder: Path, roots: list[str]) -> list[str]:
 
 def parsed(path: str) -> ast.Module | None:
     """The syntax tree of a workspace file on disk (None: unreadable or not Python), parsed again
-    only when its text changed (`Document.from_file`)."""
+    only when its text changed (reading.py)."""
     try:
-        doc = Document.from_file(path)
+        doc = read_document(path)
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None
     return doc.tree if doc.syntax_error is None else None

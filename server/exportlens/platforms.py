@@ -11,7 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .discovery import discovery_of
 from .findings import FileResult
+from .reading import read_document
 
 # Read at each call (not bound at import): a test stands in another platform by setting it.
 PLATFORM = sys.platform
@@ -34,7 +36,6 @@ def static_results(files: list[Path]) -> tuple[list[FileResult], int]:
     """What reading each file says, without exporting; and how many modules that have example
     inputs (which an export would have checked) went unexported."""
     from .check.static_findings import encoding_finding, read_findings
-    from .document import Document
 
     results: list[FileResult] = []
     modules = 0
@@ -42,11 +43,11 @@ def static_results(files: list[Path]) -> tuple[list[FileResult], int]:
         path = str(file.resolve())
         result = FileResult(path)
         try:
-            doc = Document.from_file(path)
+            doc = read_document(path)
         except (SyntaxError, UnicodeDecodeError) as exc:
             result.diagnostics.append(encoding_finding(path, exc))
         else:
             result.diagnostics += read_findings(doc)
-            modules += sum(subject.inputs_kind != "none" for subject in doc.discovery.subjects)
+            modules += sum(subject.inputs_kind != "none" for subject in discovery_of(doc).subjects)
         results.append(result)
     return results, modules

@@ -8,6 +8,7 @@ from exportlens.check import CheckOptions
 from exportlens.check.keys import document_keys
 from exportlens.check.plan import plan, plan_file
 from exportlens.check.sites import SiteIndex
+from exportlens.discovery import discovery_of
 from exportlens.document import Document
 from exportlens.findings import FileResult
 
@@ -49,21 +50,21 @@ def line(needle: str) -> int:
 def test_forced_checks_every_module_even_when_cached() -> None:
     doc = Document("/w/m.py", SOURCE)
     keys = document_keys(doc, SALT)
-    first, rest = plan(doc.discovery, keys, dict(keys), {"C": "/w/run.py"}, set(), force=True)
+    first, rest = plan(discovery_of(doc), keys, dict(keys), {"C": "/w/run.py"}, set(), force=True)
     assert (names(first), names(rest)) == ([], ["A", "B", "C"])
 
 
 def test_nothing_changed_nothing_to_do() -> None:
     doc = Document("/w/m.py", SOURCE)
     keys = document_keys(doc, SALT)
-    assert plan(doc.discovery, keys, dict(keys), {}, set(), force=False) == ([], [])
+    assert plan(discovery_of(doc), keys, dict(keys), {}, set(), force=False) == ([], [])
 
 
 def test_an_edit_rechecks_only_the_changed_module_and_it_goes_first() -> None:
     old = Document("/w/m.py", SOURCE)
     new = Document("/w/m.py", SOURCE.replace("x * 2", "x * 3"))
     cached = document_keys(old, SALT)
-    first, rest = plan(new.discovery, document_keys(new, SALT), cached, {}, {line("x * 2")}, force=False)
+    first, rest = plan(discovery_of(new), document_keys(new, SALT), cached, {}, {line("x * 2")}, force=False)
     assert (names(first), names(rest)) == (["B"], [])
 
 
@@ -71,21 +72,21 @@ def test_touched_modules_first_then_the_ones_without_results() -> None:
     doc = Document("/w/m.py", SOURCE)
     keys = document_keys(doc, SALT)
     cached = {"A": keys["A"]}
-    first, rest = plan(doc.discovery, keys, cached, {}, {line("x - 1")}, force=False)
+    first, rest = plan(discovery_of(doc), keys, cached, {}, {line("x - 1")}, force=False)
     assert (names(first), names(rest)) == (["C"], ["B"])
 
 
 def test_a_module_checked_through_another_files_export_call_waits_for_a_save() -> None:
     doc = Document("/w/m.py", SOURCE)
     keys = document_keys(doc, SALT)
-    first, rest = plan(doc.discovery, keys, {}, {"C": "/w/run.py"}, set(), force=False)
+    first, rest = plan(discovery_of(doc), keys, {}, {"C": "/w/run.py"}, set(), force=False)
     assert (names(first), names(rest)) == ([], ["A", "B"])
 
 
 def test_settings_that_change_results_change_every_key() -> None:
     doc = Document("/w/m.py", SOURCE)
     cached = document_keys(doc, SALT)
-    first, rest = plan(doc.discovery, document_keys(doc, ("strict",)), cached, {}, set(), force=False)
+    first, rest = plan(discovery_of(doc), document_keys(doc, ("strict",)), cached, {}, set(), force=False)
     assert names(rest) == ["A", "B", "C"] and first == []
 
 
@@ -117,7 +118,7 @@ def test_a_part_goes_with_its_parent_whose_export_records_its_inputs() -> None:
         new = Document("/w/m.py", PARTS.replace(needle, edit))
         changed = next(i for i, text in enumerate(PARTS.splitlines()) if needle in text)
         first, rest = plan(
-            new.discovery, document_keys(new, SALT), document_keys(old, SALT), {}, {changed}, False
+            discovery_of(new), document_keys(new, SALT), document_keys(old, SALT), {}, {changed}, False
         )
         assert (sorted(names(first)), rest) == (["Attention", "Block"], []), needle
 

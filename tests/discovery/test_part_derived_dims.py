@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from exportlens.check.jobs import CheckOptions, make_job
-from exportlens.document import Document
+from exportlens.discovery import discovery_of
 from exportlens.engine import Engine
+from exportlens.reading import read_document
 from tests.conftest import check
 
 ENCODER = """
@@ -45,8 +46,8 @@ ENCODER = """
 
 
 async def record_of(engine: Engine, path: str) -> dict:
-    doc = Document.from_file(path)
-    (encoder,) = [t for t in doc.discovery.subjects if t.name == "Encoder"]
+    doc = read_document(path)
+    (encoder,) = [t for t in discovery_of(doc).subjects if t.name == "Encoder"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     outcome = await engine.run(make_job(doc, encoder, False, options, parts_from=[path]))
     assert outcome.status == "exported", outcome.failure

@@ -9,15 +9,16 @@ from pathlib import Path
 
 from exportlens.check import check_file
 from exportlens.check.jobs import CheckOptions
-from exportlens.document import Document
+from exportlens.discovery import discovery_of
 from exportlens.engine import Engine
+from exportlens.reading import read_document
 from tests.conftest import line_of
 from tests.lsp.test_parts_elsewhere_server import BLOCKS, BROKEN, MODEL
 
 
 async def check_with(engine: Engine, model: str, blocks: str) -> tuple[dict[str, tuple[str, str]], list]:
     options = CheckOptions(roots=[str(Path(model).parent)])
-    result = await check_file(engine, model, None, options, others=[Document.from_file(blocks)])
+    result = await check_file(engine, model, None, options, others=[read_document(blocks)])
     return {m.name: (m.status, m.inputs) for m in result.modules}, result.diagnostics
 
 
@@ -63,8 +64,8 @@ async def test_a_scripts_parent_result_is_heard_before_its_parts_are_checked(eng
 
     model = BROKEN + MODEL.split("from blocks import Block\n")[1].split('    if __name__ == "__main__":')[0]
     gpt, script = write("gpt.py", model), write("export.py", SCRIPT)
-    doc = Document.from_file(gpt)
-    by_name = {t.name: t for t in doc.discovery.subjects}
+    doc = read_document(gpt)
+    by_name = {t.name: t for t in discovery_of(doc).subjects}
     heard: list[tuple[str, str, list[tuple[int, str]]]] = []
     submitted: list[str] = []  # the jobs the engine was given, in order
     run = engine.run

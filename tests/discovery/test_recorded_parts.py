@@ -8,9 +8,10 @@ from pathlib import Path
 
 from exportlens.check import check_file
 from exportlens.check.jobs import CheckOptions, make_job
-from exportlens.document import Document
+from exportlens.discovery import discovery_of
 from exportlens.engine import Engine
 from exportlens.findings import FileResult
+from exportlens.reading import read_document
 from tests.conftest import check, line_of
 from tests.discovery.test_parts_and_guesses import BLOCK
 from tests.realcode_expected import CORPUS
@@ -34,8 +35,8 @@ async def test_the_parent_records_what_each_part_receives_with_its_dims(engine: 
             "def forward(self, x, scale=1.0):\n            B, T, C",
         ),
     )
-    doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
+    doc = read_document(path)
+    (block,) = [t for t in discovery_of(doc).subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]))
     assert outcome.status == "exported"
@@ -104,8 +105,8 @@ async def test_dims_the_narrowed_pass_cannot_confirm_are_static(engine: Engine, 
         "            return x + self.attn(self.ln(x))\n",
     ).replace("torch.randn(3, 5, 16)", "torch.randn(4, 5, 16)")
     path = write("block_paired.py", paired)
-    doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
+    doc = read_document(path)
+    (block,) = [t for t in discovery_of(doc).subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]))
     (record,) = outcome.raw["parts"]
@@ -160,8 +161,8 @@ async def test_a_parent_job_records_nothing_unless_told_which_files(engine: Engi
         "            return x + self.attn",
     )
     path = write("block_counted.py", counted)
-    doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
+    doc = read_document(path)
+    (block,) = [t for t in discovery_of(doc).subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     runs = []
     for parts_from in ([path], []):
@@ -187,8 +188,8 @@ async def test_the_parents_export_is_reported_before_its_parts_are_recorded(engi
     """The recording pass (one or two eager runs) only adds to a clean export: the export's result
     reaches the caller first, as a failure's first finding does before the search for more."""
     path = write("block_early.py", DYNAMIC)
-    doc = Document.from_file(path)
-    (block,) = [t for t in doc.discovery.subjects if t.name == "Block"]
+    doc = read_document(path)
+    (block,) = [t for t in discovery_of(doc).subjects if t.name == "Block"]
     options = CheckOptions(roots=[str(Path(path).parent)])
     early = []
     outcome = await engine.run(make_job(doc, block, False, options, parts_from=[path]), early.append)

@@ -14,9 +14,10 @@ import pytest
 
 from exportlens.check import CheckOptions
 from exportlens.check.jobs import make_job
-from exportlens.document import Document
+from exportlens.discovery import discovery_of
 from exportlens.engine import Engine, EngineOptions
 from exportlens.engine.daemon_stop import daemon_running
+from exportlens.reading import read_document
 from tests.conftest import WORKER_PYTHON
 
 from .daemon_runs import CLEAN, FAILING, check, gone, start, statuses, the_socket
@@ -119,8 +120,8 @@ async def test_clients_are_served_in_turns(
 
     def job(name: str, source: str) -> Any:
         (tmp_path / name).write_text(source)
-        doc = Document.from_file(str(tmp_path / name))
-        return make_job(doc, doc.discovery.subjects[0], False, options)
+        doc = read_document(str(tmp_path / name))
+        return make_job(doc, discovery_of(doc).subjects[0], False, options)
 
     engines = [Engine(EngineOptions(python=WORKER_PYTHON, daemon=True, warm_first=True)) for _ in range(2)]
     busy, other = engines

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from exportlens.notebook import Cell, Notebook, notebook_document
+from exportlens.notebook.runs import runs_of
 
 
 def test_magics_are_inert_and_every_line_keeps_its_place() -> None:
@@ -41,7 +42,7 @@ def test_only_definitions_and_the_export_cell_run() -> None:
         "model = Net()", "x = torch.ones(N)", "torch.export.export(model, (x, data))", "",
     ]  # fmt: skip
     assert doc.notebook is not None
-    assert [n.id for n in doc.notebook.runs.missing] == ["data"]
+    assert [n.id for n in runs_of(doc).missing] == ["data"]
 
 
 def test_the_tree_is_the_run_texts_own_from_one_parse() -> None:
@@ -55,7 +56,7 @@ def test_the_tree_is_the_run_texts_own_from_one_parse() -> None:
     doc = notebook_document("/nowhere/nb.ipynb", cells)
     assert doc.text.split("\n")[1] == "", "the line goes, and with it `N = 2`: it does not run"
     assert ast.dump(doc.tree) == ast.dump(ast.parse(doc.text))
-    assert doc.notebook is not None and [n.id for n in doc.notebook.runs.missing] == ["N"]
+    assert doc.notebook is not None and [n.id for n in runs_of(doc).missing] == ["N"]
 
 
 def test_a_notebook_that_does_not_parse_runs_nothing_more() -> None:

@@ -15,6 +15,7 @@ from exportlens.document import Document
 from exportlens.findings import Finding, ModuleResult, Range, Related
 from exportlens.persist import fingerprint
 from exportlens.persist.store import ResultStore, Stored
+from exportlens.reading import read_document
 
 SALT = ("non-strict", None)
 ENV = fingerprint.Environment("env-digest", "2.13.0")
@@ -30,7 +31,7 @@ def workspace(root: Path) -> Document:
     (root / "unrelated.py").write_text("X = 1\n")
     model = root / "model.py"
     model.write_text("import torch\nfrom pkg import Block\n\nclass Net(torch.nn.Module):\n    pass\n")
-    return Document.from_file(str(model.resolve()))
+    return read_document(str(model.resolve()))
 
 
 def test_imported_files_are_followed_through_packages(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from exportlens.check import CheckOptions
 from exportlens.check.jobs import make_job
+from exportlens.discovery import discovery_of
 from exportlens.document import Document
 from exportlens.early_worker import WORKER_DIR
 from exportlens.worker.wire import protocol
@@ -79,7 +80,7 @@ def test_a_job_imports_none_of_the_worker(tmp_path: Path) -> None:
     path = tmp_path / "net.py"
     path.write_text(textwrap.dedent(SOURCE).lstrip())
     doc = Document(str(path), path.read_text())
-    subjects = {t.name: t for t in doc.discovery.subjects}
+    subjects = {t.name: t for t in discovery_of(doc).subjects}
     options = CheckOptions(roots=[str(tmp_path)])
     jobs = [
         make_job(doc, subjects["Net"], False, options, [str(path)]),  # records what Block gets

@@ -18,10 +18,11 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..discovery import Subject
+from ..discovery import Subject, discovery_of
 from ..document import Document
 from ..engine import Engine
 from ..findings import Finding, ModuleResult, Range, Related
+from ..reading import read_document
 from .jobs import CheckOptions
 from .keys import class_span
 from .parts import foreign_name
@@ -47,7 +48,7 @@ async def check_elsewhere(
     if exported:
         only = {t.name for t in exported}
     else:
-        only = {t.name for t in Document.from_file(file).discovery.subjects if t.inputs_kind in PARENT_INPUTS}
+        only = {t.name for t in discovery_of(read_document(file)).subjects if t.inputs_kind in PARENT_INPUTS}
     by_foreign = {foreign_name(doc.path, t.name): t for t in parts}
     names = {t.name: t for t in exported}
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config.settings import MODES
-from ..discovery import Subject
+from ..discovery import Subject, discovery_of
 from ..document import Document
 from ..engine import Job
 from ..imports import import_roots
@@ -67,7 +67,7 @@ def make_job(
         # a C++ compile gets its own; 0: the engine's default
         timeout=job_timeout(lowered, options.timeout),
         memory_mb=options.memory_mb,
-        load_until=doc.discovery.load_until,
+        load_until=discovery_of(doc).load_until,
         all_failures=options.all_failures,
         meta_above_mb=options.meta_above_mb,
         device=options.device,

@@ -16,7 +16,7 @@ import ast
 import hashlib
 from typing import Any
 
-from ..discovery import Discovery, Subject
+from ..discovery import Discovery, Subject, discovery_of
 from ..document import Document
 from ..textpos import SourceText
 
@@ -29,7 +29,7 @@ def class_span(node: ast.AST) -> tuple[int, int]:
 
 def document_keys(doc: Document, salt: tuple[Any, ...]) -> dict[str, str]:
     """Per module of `doc`, the key of its results under the settings in `salt`."""
-    return module_keys(doc.text, doc.discovery, salt)
+    return module_keys(doc.text, discovery_of(doc), salt)
 
 
 def module_keys(source: str, found: Discovery, salt: tuple[Any, ...]) -> dict[str, str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..codes import registered
-from ..discovery import REAL_INPUTS, Subject
+from ..discovery import REAL_INPUTS, Subject, discovery_of
 from ..engine import JobOutcome
 from ..findings import Finding
 from ..worker.wire.records import PartInputs
@@ -69,7 +69,7 @@ def recorded_parts(
     for other in others:
         candidates += [
             (t, other.path, foreign_name(other.path, t.name))
-            for t in other.discovery.subjects
+            for t in discovery_of(other).subjects
             if t.class_name and t.inputs_kind not in REAL_INPUTS and other.path != path
         ]
     found: dict[str, RecordedPart] = {}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 
+from ..discovery import discovery_of
 from ..document import Document
 from ..engine import Engine
 from ..findings import FileResult, by_position
@@ -35,11 +36,11 @@ async def check_placed(
     """The modules of `doc` (those in `only`), each checked where `placement` says: what its own
     check finds first (on any file), then what each other file's check finds on `doc`'s, in the
     order of the files. `early` hears of each module's first failure before its others are found."""
-    subjects = [t for t in doc.discovery.subjects if only is None or t.name in only]
+    subjects = [t for t in discovery_of(doc).subjects if only is None or t.name in only]
     routes = {t.name: route_of(doc, placement, t.name) for t in subjects}
     local = {name for name, route in routes.items() if not route.elsewhere}
     runs: list[Awaitable[Checked]] = []
-    if local or doc.discovery.error is not None:
+    if local or discovery_of(doc).error is not None:
         runs.append(_own(engine, doc, options, local, early))
     for file in placement.files():
         exported = [t for t in subjects if routes[t.name] == Route(t.name, file, "site")]

@@ -25,9 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..discovery import Discovery, Subject
+from ..discovery import Discovery, Subject, discovery_of
 from ..document import Document
 from ..findings import FileResult
+from ..reading import read_document
 from .covered import with_exporters
 from .jobs import CheckOptions
 from .keys import touched
@@ -58,7 +59,7 @@ def place(doc: Document, index: SiteIndex, roots: list[str]) -> Placement:
     (export calls and imports of its files), never runs anything."""
     if doc.syntax_error is not None:
         return Placement()
-    subjects = doc.discovery.subjects
+    subjects = discovery_of(doc).subjects
     sites = export_sites(index, roots, subjects, doc.path)
     return Placement(sites, parent_files(index, roots, subjects, doc.path, sites))
 
@@ -93,7 +94,7 @@ def plan_file(
     file that cannot be read is its result already (the finding that says why)."""
     path = str(Path(path).resolve())
     try:
-        doc = Document.from_file(path)
+        doc = read_document(path)
     except (SyntaxError, UnicodeDecodeError) as exc:  # undecodable: a finding, not a crash
         return FileResult(path, diagnostics=[encoding_finding(path, exc)])
     roots = [str(Path(root).resolve()) if root else workspace_root(path, os.getcwd())]

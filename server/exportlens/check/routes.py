@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..discovery import REAL_INPUTS, Subject
+from ..discovery import REAL_INPUTS, Subject, discovery_of
 from ..document import Document
+from ..reading import read_document
 from .plan import Placement
 
 Through = Literal["own", "site", "parent"]
@@ -57,10 +58,10 @@ def routed_subject(route: Route, compiled: bool = False) -> tuple[Document, Subj
     if not route.elsewhere:
         return None
     try:
-        there = Document.from_file(route.path)
+        there = read_document(route.path)
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None
     kinds = ("compile-call",) if compiled else REAL_INPUTS
-    calls = [t for t in there.discovery.subjects if t.inputs_kind in kinds]
+    calls = [t for t in discovery_of(there).subjects if t.inputs_kind in kinds]
     subject = next((t for t in calls if t.name == route.module), calls[0] if calls else None)
     return (there, subject) if subject is not None else None

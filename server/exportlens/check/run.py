@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..diagnosis import DiagnosisContext
-from ..discovery import REAL_INPUTS, Subject
+from ..discovery import REAL_INPUTS, Subject, discovery_of
 from ..document import Document
 from ..engine import Engine, JobOutcome
 from ..findings import FileResult, Finding, InputsKind, ModuleResult, Status
+from ..reading import read_document
 from ..worker.wire.records import LoweringResult
 from .compiled import with_compile_checks
 from .covered import Coverage, exported_as, exported_class, held_back, tree_of, unresolved, with_exporters
@@ -48,7 +49,7 @@ async def check_file(
     path = str(Path(path).resolve())
     if source is None:
         try:
-            doc = Document.from_file(path)
+            doc = read_document(path)
         except (SyntaxError, UnicodeDecodeError) as exc:  # undecodable: a finding, not a crash
             result = FileResult(path)
             result.diagnostics.append(encoding_finding(path, exc))
@@ -75,7 +76,7 @@ async def check_document(
     options = options or CheckOptions()
     path = doc.path
     result = FileResult(path)
-    found = doc.discovery
+    found = discovery_of(doc)
     if found.error is not None:
         result.diagnostics += read_findings(doc)
         return result

@@ -25,9 +25,10 @@ import ast
 import os
 from pathlib import Path
 
-from ..discovery import REAL_INPUTS
+from ..discovery import REAL_INPUTS, discovery_of
 from ..document import Document
 from ..imports import imports_of, loaded_files, module_files, parsed
+from ..reading import read_document
 
 # A parent file's modules: with real inputs, or fed by the first call of their compile call (its
 # check records what the parts receive as an export's does)
@@ -101,13 +102,13 @@ class SiteIndex:
         """A module of `path` has real inputs (an export call, an `example_inputs` method) or is
         compiled and called."""
         try:
-            doc = Document.from_file(path)  # parsed once per text, however many checks ask
+            doc = read_document(path)  # parsed once per text, however many checks ask
         except (OSError, SyntaxError, UnicodeDecodeError):
             return False
         if not any(word in doc.text for word in ("export", "example_inputs", "compile")):
             return False
         return doc.syntax_error is None and any(
-            t.inputs_kind in PARENT_INPUTS for t in doc.discovery.subjects
+            t.inputs_kind in PARENT_INPUTS for t in discovery_of(doc).subjects
         )
 
     def _scan(self, roots: list[str]) -> list[str]:
@@ -132,11 +133,11 @@ class SiteIndex:
         exports: Exports = {}
         compiles: Exports = {}
         try:
-            doc = Document.from_file(path)
+            doc = read_document(path)
         except (OSError, SyntaxError, UnicodeDecodeError):
             doc = Document(path, "")
         if ("export" in doc.text or "compile" in doc.text) and doc.syntax_error is None:
-            imported = [t for t in doc.discovery.subjects if t.class_name is None]  # not defined here
+            imported = [t for t in discovery_of(doc).subjects if t.class_name is None]  # not defined here
             sources = import_sources(doc.tree, Path(path).parent, roots)
             for t in imported:
                 if t.name in sources:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ..discovery import Discovery, Subject
+from ..discovery import Discovery, Subject, discovery_of
 from ..document import Document
 from ..findings import Finding, Range
 from ..textpos import SourceText
@@ -17,7 +17,7 @@ def read_findings(doc: Document) -> list[Finding]:
     """The syntax error, else an information finding per module nothing can check."""
     if doc.syntax_error is not None:
         return [syntax_finding(doc.path, doc.source_text, doc.syntax_error)]
-    found = [no_inputs_finding(doc.path, doc.source_text, t) for t in unchecked(doc.discovery)]
+    found = [no_inputs_finding(doc.path, doc.source_text, t) for t in unchecked(discovery_of(doc))]
     if doc.notebook is not None:
         from ..notebook.runs import skipped_name_findings
 

@@ -12,6 +12,7 @@ import ast
 import re
 from typing import Any
 
+from ..discovery import discovery_of
 from ..worker.wire.records import Frame
 from .context import DiagnosisContext
 from .guard_value import sizes_passing
@@ -193,7 +194,7 @@ def _declared(source: str, ctx: DiagnosisContext) -> str:
 
 def _dims_at(ctx: DiagnosisContext, index: int) -> list[str]:
     """Names of the Dims the module's export call puts at `index` of any input's `dynamic_shapes`."""
-    subject = next((t for t in ctx.document.discovery.subjects if t.name == ctx.module), None)
+    subject = next((t for t in discovery_of(ctx.document).subjects if t.name == ctx.module), None)
     call = subject.call if subject is not None else None
     shapes = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), None) if call else None
     names = []

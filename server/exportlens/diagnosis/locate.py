@@ -13,8 +13,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..discovery import discovery_of
 from ..document import Document
 from ..findings import Range, Related
+from ..reading import read_document
 from ..textpos import SourceText, utf16_len
 from ..worker.wire.records import FailureRecord, Frame
 from . import columns
@@ -144,9 +146,9 @@ def text_frames(message: str, ctx: DiagnosisContext) -> list[Frame]:
 
 
 def _document(path: str) -> Document | None:
-    """Another workspace file a frame points into, parsed once per text (Document.from_file)."""
+    """Another workspace file a frame points into, parsed once per text (reading.py)."""
     try:
-        return Document.from_file(path)
+        return read_document(path)
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None
 
@@ -219,7 +221,7 @@ def export_call_place(ctx: DiagnosisContext, part: str) -> Place | None:
 
     Problems with the call's own arguments belong there, not on the class.
     """
-    found = ctx.document.discovery
+    found = discovery_of(ctx.document)
     subject = next((t for t in found.subjects if t.name == ctx.module), None)
     if subject is None or subject.inputs.get("kind") != "export-call":
         return None

@@ -15,6 +15,7 @@ import ast
 import re
 
 from ..document import Document
+from ..reading import read_document
 from ..worker.wire.records import FailureRecord
 from .context import DiagnosisContext
 from .kinds import Kind
@@ -78,7 +79,7 @@ def return_place(ctx: DiagnosisContext, class_name: str, record: FailureRecord) 
 
 def _document(path: str) -> Document | None:
     try:
-        doc = Document.from_file(path)
+        doc = read_document(path)
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None
     return doc if doc.syntax_error is None else None

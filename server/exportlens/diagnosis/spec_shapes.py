@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ..discovery import discovery_of
 from ..document import Document
 from .kind import Kind
 
@@ -69,7 +70,7 @@ def bound_for(op: str, n: int, size: int) -> tuple[str, int]:
 
 def _export_call(tree: ast.Module, doc: Document, module: str) -> tuple[ast.Call, list[str]] | None:
     """The module's export call in the buffer, and its forward's parameters (the examples' order)."""
-    subject = next((t for t in doc.discovery.subjects if t.name == module), None)
+    subject = next((t for t in discovery_of(doc).subjects if t.name == module), None)
     if subject is None or subject.inputs.get("kind") != "export-call":
         return None
     call = subject.call

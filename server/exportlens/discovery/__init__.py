@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..document import Document
 from ..syntax import dotted, resolve, span, torch_imports
 from .compile_calls import CompileCall, find_compile_calls
 from .export_calls import ExportCall, find_export_calls, load_stop
 from .infer import infer_inputs
-
-if TYPE_CHECKING:
-    from ..document import Document
 
 EXAMPLE_METHODS = ("example_inputs", "get_example_inputs")
 _MODULE_BASES = ("torch.nn.", "nn.")
@@ -57,13 +55,16 @@ class Discovery:
 
 def discover(source: str, path: str = "<buffer>") -> Discovery:
     """Discovery of a text that has no `Document` (tests, a patched text): parses it."""
-    from ..document import Document
-
-    return Document(path, source).discovery
+    return discovery_of(Document(path, source))
 
 
-def discover_document(doc: Document) -> Discovery:
-    """What `doc.discovery` is: computed once per document, on its one syntax tree."""
+def discovery_of(doc: Document) -> Discovery:
+    """What the document defines and exports: computed once per document, kept with it."""
+    return doc.derived("discovery", _discover)
+
+
+def _discover(doc: Document) -> Discovery:
+    """On the document's one syntax tree."""
     if doc.syntax_error is not None:
         return Discovery([], None, doc.syntax_error)
     tree, source = doc.tree, doc.text

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..discovery import discovery_of
 from ..document import Document
 from ..syntax import span
 from .dims import forward_params, is_bound, rank_of, size_arg
@@ -25,7 +26,7 @@ def dynamic_fixes(doc: Document, limit: int = 4) -> list[Fix]:
     range with torch's suggested fixes if the full range does not export; see `with_range`)."""
     tree = doc.tree
     fixes: list[Fix] = []
-    for subject in doc.discovery.subjects:
+    for subject in discovery_of(doc).subjects:
         call = export_call(doc, subject.name) if subject.inputs.get("kind") == "export-call" else None
         if call is None or any(k.arg == "dynamic_shapes" for k in call.keywords) or len(call.args) < 2:
             continue

@@ -14,6 +14,7 @@ from ..check.compiled import AS_COMPILED
 from ..check.jobs import CheckOptions, import_context, make_job
 from ..check.plan import Placement
 from ..check.routes import Route, route_of, routed_subject
+from ..discovery import discovery_of
 from ..document import Document
 from ..engine import Job, JobOutcome
 from .model import Fix
@@ -81,7 +82,7 @@ def proof_job(
     if fix.verify is None or fix.disabled:
         return None
     patched = fix.proposed(doc)
-    found = patched.discovery
+    found = discovery_of(patched)
     compiled = fix.verify.get("compile") is not None
     if compiled and module and module.endswith("@compile"):  # exportlens.compile = all: as compiled
         module = module.removesuffix("@compile")
@@ -104,7 +105,7 @@ def proof_job(
     job.all_failures = False
     spec: dict[str, Any] = dict(fix.verify)
     if spec.get("compare") == "original":
-        old = doc.discovery
+        old = discovery_of(doc)
         before = next((t for t in old.subjects if t.name == subject.name), None)
         if before is None or before.inputs_kind == "none":
             spec["compare"] = "self"
@@ -142,7 +143,7 @@ def _through(
     spec["original"] = {
         "source": there.text,
         "target": {"inputs": subject.inputs},
-        "load_until": there.discovery.load_until,
+        "load_until": discovery_of(there).load_until,
     }
     spec["elsewhere"] = {
         "path": doc.path,

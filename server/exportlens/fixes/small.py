@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..discovery import discovery_of
 from ..document import Document
 from .edits import Edit, indent_of, node_lines, reindent, span_edits
 from .model import Fix, refused
@@ -44,7 +45,7 @@ def _register_dataclass(doc: Document, code: str, name: str) -> list[Fix]:
 
 def export_call(doc: Document, module: str | None) -> ast.Call | None:
     """The export call whose inputs the module is checked with."""
-    found = doc.discovery
+    found = discovery_of(doc)
     subject = next((t for t in found.subjects if t.name == module), None)
     if subject is None or subject.inputs.get("kind") != "export-call":
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..check.static_findings import anchor_range
+from ..discovery import discovery_of
 from . import notebooks
 from .app import ExportLensServer
 from .diagnostics import lsp_range
@@ -36,7 +37,7 @@ def lenses(snap: Snapshot) -> list[types.CodeLens]:
     found: list[types.CodeLens] = []
     if snap.skipped is not None:  # not the user's code, excluded or disabled
         return found
-    for subject in doc.discovery.subjects:
+    for subject in discovery_of(doc).subjects:
         if subject.class_name is None and subject.function is None:
             continue  # an export call of an imported class: its lens is in that class's file
         where = lsp_range(anchor_range(doc.source_text, subject))

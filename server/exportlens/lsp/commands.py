@@ -21,7 +21,7 @@ from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
 from ..check.routes import route_of, routed_subject
-from ..discovery import Subject
+from ..discovery import Subject, discovery_of
 from ..document import Document
 from ..engine import Engine
 from . import notebooks
@@ -152,7 +152,7 @@ def routed(snap: Snapshot, module: str) -> tuple[Document, Subject]:
 
 
 def _subject(snap: Snapshot, line: int) -> Subject:
-    found = snap.document.discovery
+    found = discovery_of(snap.document)
     subject = snap.subject_at(line)
     if subject is None:
         subject = next((t for t in found.subjects if getattr(t.node, "lineno", 0) - 1 == line), None)

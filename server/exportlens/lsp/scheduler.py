@@ -26,7 +26,7 @@ from ..check.jobs import CheckOptions
 from ..check.placed import check_placed
 from ..check.plan import Placement, place, plan
 from ..check.static_findings import syntax_finding
-from ..discovery import Subject
+from ..discovery import Subject, discovery_of
 from ..engine import Job, JobOutcome
 from ..engine.process import WorkerError
 from ..findings import FileResult, Finding, ModuleResult, Range
@@ -111,7 +111,7 @@ class Scheduler:
             state.static = trust.static_findings(doc)
             publish(state, snap, {})
             return False
-        found = doc.discovery
+        found = discovery_of(doc)
         if found.error is not None:
             # The last good results stay, marked stale, until the file parses again.
             state.static = [syntax_finding(doc.path, doc.source_text, found.error)]

@@ -24,7 +24,7 @@ from ..check.sites import SiteIndex
 from ..config.files import excluded, inside_library, own_library
 from ..config.project import Project, project_of
 from ..config.settings import Settings
-from ..discovery import Subject
+from ..discovery import Subject, discovery_of
 from ..document import Document
 from .documents import Documents, NotebookCells, buffer_path
 from .state import FileState, ModuleEntry
@@ -69,11 +69,11 @@ class Snapshot:
         )
 
     def subject(self, name: str) -> Subject | None:
-        return next((t for t in self.document.discovery.subjects if t.name == name), None)
+        return next((t for t in discovery_of(self.document).subjects if t.name == name), None)
 
     def subject_at(self, line: int) -> Subject | None:
         """The module whose class spans 0-based `line`."""
-        return subject_at(self.document.discovery, line)
+        return subject_at(discovery_of(self.document), line)
 
     def stale(self, name: str) -> bool:
         """The module's result is of another text or other settings (it is being re-checked)."""

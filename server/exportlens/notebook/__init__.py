@@ -6,7 +6,8 @@ script) and blanks the rest; ipynb.py reads a `.ipynb` file. The `Document` a no
 carries the text the worker runs, with every line where it is in its cell.
 """
 
-from .cells import Cell, Notebook, notebook_document
+from .cells import Cell, Notebook
 from .ipynb import read_ipynb
+from .runs import notebook_document
 
 __all__ = ["Cell", "Notebook", "notebook_document", "read_ipynb"]

@@ -8,15 +8,8 @@ where it was.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-from ..document import Document
-
-if TYPE_CHECKING:
-    from .runs import Runs
 
 # A line magic or shell escape, alone or assigned (`files = !ls`); not `!=`, not `%` as modulo
 # (a line starting `% b` continues an expression).
@@ -59,13 +52,6 @@ class Notebook:
             line += count
         self.text = "".join(parts)  # the joined code, magics inert: what is parsed
 
-    @functools.cached_property
-    def runs(self) -> Runs:
-        """What of it a check runs (runs.py)."""
-        from .runs import decide
-
-        return decide(self)
-
     def span_of_line(self, line: int) -> CellSpan | None:
         """The code cell that holds 0-based joined `line`."""
         return next((s for s in self.spans if s.first <= line < s.first + s.lines), None)
@@ -97,10 +83,3 @@ def inert_magics(text: str) -> str:
         else:
             out.append(line)
     return "\n".join(out)
-
-
-def notebook_document(path: str, cells: list[Cell], version: int = 0, uri: str | None = None) -> Document:
-    """The notebook's `Document`: the text the worker runs (runs.py), its cells kept with it."""
-    notebook = Notebook(cells)
-    runs = notebook.runs  # one parse of the joined cells: its text and tree are the document's
-    return Document(path, runs.text, version, uri, notebook=notebook, parsed=runs.tree)

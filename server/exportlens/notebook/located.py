@@ -5,6 +5,7 @@ ranges). Cell numbers count every cell from 1, markdown ones too: the number the
 from __future__ import annotations
 
 from ..findings import Position, Range
+from ..reading import read_document
 
 
 def in_cell(path: str, where: Range) -> tuple[int, Range] | None:
@@ -12,10 +13,9 @@ def in_cell(path: str, where: Range) -> tuple[int, Range] | None:
     None for a file that is no notebook (or no longer reads as one)."""
     if not path.endswith(".ipynb"):
         return None
-    from ..document import Document
 
     try:
-        notebook = Document.from_file(path).notebook
+        notebook = read_document(path).notebook
     except (OSError, SyntaxError):
         return None
     found = notebook.in_cell(where.start.line) if notebook is not None else None

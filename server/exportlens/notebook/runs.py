@@ -15,14 +15,18 @@ import builtins
 import functools
 from dataclasses import dataclass, field
 
+from ..discovery import discovery_of
 from ..document import Document
 from ..findings import Finding
 from ..syntax import contains_export_call, import_aliases
 from ..textpos import SourceText
-from .cells import Notebook
+from .cells import Cell, Notebook
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 SKIPPED_NAME = "notebook-skipped-name"
+
+
+RUNS = "notebook runs"  # its key among the document's derived values (Document.derived)
 
 
 @dataclass
@@ -139,7 +143,7 @@ def _bound(stmt: ast.stmt) -> set[str]:
 
 def _exported_from(doc: Document, notebook: Notebook, line: int) -> str | None:
     span = notebook.span_of_line(line)
-    calls = [(t, t.call) for t in doc.discovery.subjects if t.call is not None]
+    calls = [(t, t.call) for t in discovery_of(doc).subjects if t.call is not None]
     here = [t for t, call in calls if span is not None and notebook.span_of_line(call.lineno - 1) is span]
     return next((t.name for t in [*here, *(t for t, _ in calls)]), None)
 
@@ -166,5 +170,21 @@ def skipped_name_findings(doc: Document, notebook: Notebook) -> list[Finding]:
                 f" `{n.id}` in this cell, or make it a constant, a function or an import."
             ),
         )
-        for n in notebook.runs.missing
+        for n in runs_of(doc).missing
     ]
+
+
+def notebook_document(path: str, cells: list[Cell], version: int = 0, uri: str | None = None) -> Document:
+    """The notebook's `Document`: the text the worker runs, its cells kept with it."""
+    notebook = Notebook(cells)
+    runs = decide(notebook)  # one parse of the joined cells: its text and tree are the document's
+    doc = Document(path, runs.text, version, uri, notebook=notebook, parsed=runs.tree)
+    doc.derived(RUNS, lambda _: runs)  # kept with the document it made
+    return doc
+
+
+def runs_of(doc: Document) -> Runs:
+    """What of the notebook `doc` a check runs, as `notebook_document` decided it."""
+    assert doc.notebook is not None, "runs_of: not a notebook's document"
+    notebook = doc.notebook
+    return doc.derived(RUNS, lambda _: decide(notebook))

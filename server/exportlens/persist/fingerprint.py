@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..document import Document
 from ..imports import loaded_files, parsed
+from ..reading import read_document
 
 log = logging.getLogger("exportlens.persist")
 MAX_IMPORTED_FILES = 500  # a workspace file importing more than this is keyed by the first ones
@@ -140,7 +141,7 @@ def context(
     for other in elsewhere:
         files.add(other)
         try:
-            files.update(imported_files(Document.from_file(other), roots))
+            files.update(imported_files(read_document(other), roots))
         except (OSError, SyntaxError, UnicodeDecodeError):
             pass  # its own text's digest below says it changed
     files.discard(doc.path)

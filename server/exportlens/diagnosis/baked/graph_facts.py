@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ...document import Document
 from ...findings import Finding, Range, Related
+from ...reading import read_document
 from ...syntax import span
 from ...textpos import SourceText
 from ...worker.wire.records import GraphOp
@@ -91,9 +91,9 @@ def _built_finding(group: list[GraphOp], sources: Sources, ctx: DiagnosisContext
 
 
 def _parsed(path: str) -> tuple[ast.Module, SourceText] | None:
-    """Another workspace file's tree and text (parsed once per text: Document.from_file)."""
+    """Another workspace file's tree and text (parsed once per text: reading.py)."""
     try:
-        doc = Document.from_file(path)
+        doc = read_document(path)
     except (OSError, SyntaxError, UnicodeDecodeError):
         return None
     return None if doc.syntax_error is not None else (doc.tree, doc.source_text)

@@ -1,4 +1,4 @@
-"""`Document.from_file`: a workspace file read again with the same text is the same document (its
+"""`read_document` (reading.py): a workspace file read again with the same text is the same document (its
 one parse, its one discovery), and a new text is a new document even when the file's mtime and
 size say nothing changed."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from exportlens.document import Document
+from exportlens.discovery import discovery_of
+from exportlens.reading import read_document
 
 NET = "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n"
 
@@ -15,21 +16,21 @@ NET = "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\
 def test_the_same_text_is_the_same_document(tmp_path: Path) -> None:
     path = tmp_path / "net.py"
     path.write_text(NET)
-    first = Document.from_file(str(path))
-    assert [t.name for t in first.discovery.subjects] == ["Net"]
+    first = read_document(str(path))
+    assert [t.name for t in discovery_of(first).subjects] == ["Net"]
     os.utime(path, (1, 1))  # touched: a new mtime, the same text
-    again = Document.from_file(str(path))
-    assert again is first and again.discovery is first.discovery
+    again = read_document(str(path))
+    assert again is first and discovery_of(again) is discovery_of(first)
 
 
 def test_a_new_text_with_the_old_mtime_and_size_is_a_new_document(tmp_path: Path) -> None:
     path = tmp_path / "net.py"
     path.write_text(NET)
     stat = path.stat()
-    first = Document.from_file(str(path))
+    first = read_document(str(path))
     changed = NET.replace("x * 2", "x * 3")
     path.write_text(changed)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # rewritten within the clock's tick
     assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
-    now = Document.from_file(str(path))
+    now = read_document(str(path))
     assert now is not first and now.text == changed
