@@ -3,8 +3,8 @@
 - Nothing outside `lsp/` imports the language server's layer: the check, the CLI, its reports,
   the settings and the documents are the same without pygls. One entry point aside: `cli.py`
   starts the server (`lsp/server.py`) for `exportlens serve`, and nothing else of `lsp/`.
-- No import circle anywhere in the package (imports under
-  `if TYPE_CHECKING:` are annotations, not imports, and are left out), nor among the
+- No import circle anywhere in the package, not even through the imports under
+  `if TYPE_CHECKING:` (annotations); nor among the
   subpackages of `worker/`, which import one another only downwards: `host/` -> `job/` ->
   `parts/`, `capture/`, `lowering/` -> `core/` -> `wire/`.
 - Outside `worker/`, ExportLens imports only `worker/wire/`: the rest runs in the user's
@@ -33,21 +33,22 @@ def modules(package: Path) -> dict[str, Path]:
     return {module_name(p, package): p for p in package.rglob("*.py")}
 
 
-def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every node, less the bodies of `if TYPE_CHECKING:`."""
+def _runtime_nodes(tree: ast.AST, annotations: bool = False) -> Iterator[ast.AST]:
+    """Every node, less the bodies of `if TYPE_CHECKING:` (unless `annotations`)."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not annotations and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             yield from (n for stmt in node.orelse for n in [stmt, *_runtime_nodes(stmt)])
             continue
         yield node
-        yield from _runtime_nodes(node)
+        yield from _runtime_nodes(node, annotations)
 
 
-def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
-    """The package's modules `name` imports at run time (at its top or inside a function)."""
+def imports(name: str, path: Path, known: dict[str, Path], annotations: bool = False) -> set[str]:
+    """The package's modules `name` imports at run time (at its top or inside a function); with
+    `annotations`, also those it imports for its annotations only (`if TYPE_CHECKING:`)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8")), annotations):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -62,10 +63,10 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
 
 
 @functools.cache
-def graph(package: Path = PACKAGE) -> dict[str, set[str]]:
-    """Module -> the modules of the same package it imports."""
+def graph(package: Path = PACKAGE, annotations: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules of the same package it imports (`annotations`: for types too)."""
     known = modules(package)
-    return {name: imports(name, path, known) for name, path in known.items()}
+    return {name: imports(name, path, known, annotations) for name, path in known.items()}
 
 
 def test_nothing_outside_lsp_imports_the_language_server() -> None:
@@ -79,9 +80,10 @@ def test_nothing_outside_lsp_imports_the_language_server() -> None:
     assert {name: found for name, found in reaching.items() if found} == {}
 
 
-def cycles(within: str, package: Path = PACKAGE) -> list[list[str]]:
+def cycles(within: str, package: Path = PACKAGE, annotations: bool = False) -> list[list[str]]:
     """The import circles among the modules of the package `within` (strongly connected sets)."""
-    edges = {n: {m for m in deps if m.startswith(within + ".")} for n, deps in graph(package).items()}
+    drawn = graph(package, annotations).items()
+    edges = {n: {m for m in deps if m.startswith(within + ".")} for n, deps in drawn}
     edges = {n: deps for n, deps in edges.items() if n.startswith(within + ".") or n == within}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -116,8 +118,10 @@ def cycles(within: str, package: Path = PACKAGE) -> list[list[str]]:
 def test_no_import_circle_in_the_package() -> None:
     """Anywhere in server/exportlens: among the root's modules and subpackages (a file's loading
     lives in reading.py, above `Document`; discovery keeps its result with the document through
-    `Document.derived`) as within each subpackage."""
+    `Document.derived`) as within each subpackage; the annotations' imports too (lsp/'s scheduler
+    takes its server as a `Host` protocol, publishing its client as a `DiagnosticsClient`)."""
     assert cycles("exportlens") == []
+    assert cycles("exportlens", annotations=True) == []
 
 
 WORKER = "exportlens.worker"

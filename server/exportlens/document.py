@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from .textpos import SourceText
 
 if TYPE_CHECKING:
-    from .notebook import Notebook
+    from .notebook.cells import Notebook
 
 T = TypeVar("T")
 

@@ -4,64 +4,14 @@ test_hover_lens.py's."""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 import pytest
 
 from exportlens.check.plan import Placement
-from exportlens.config.project import Project
-from exportlens.config.settings import Settings
-from exportlens.document import Document
-from exportlens.findings import ModuleResult
 from exportlens.lsp.codelens import lenses
 from exportlens.lsp.hover import STALE, hover_text
 from exportlens.lsp.session import Snapshot
-from exportlens.lsp.state import ModuleEntry
 
-SOURCE = """\
-import torch
-
-
-class Net(torch.nn.Module):
-    def forward(self, x):
-        return x * 2
-
-
-class Head(torch.nn.Module):
-    def forward(self, x):
-        return x + 1
-
-
-if __name__ == "__main__":
-    torch.export.export(Net(), (torch.randn(2, 3),))
-"""
-NET_LINE = SOURCE.splitlines().index("class Net(torch.nn.Module):")
-HEAD_LINE = SOURCE.splitlines().index("class Head(torch.nn.Module):")
-
-
-def entry(key: str = "k", status: Any = "exported", **kw: Any) -> ModuleEntry:
-    result = ModuleResult("Net", NET_LINE + 1, "export-call", "non-strict", status, seconds=0.1, ops=1)
-    return ModuleEntry(key=key, results=[result], findings=[], version=1, **kw)
-
-
-def snapshot(**changes: Any) -> Snapshot:
-    base = Snapshot(
-        uri="file:///w/net.py",
-        document=Document("/w/net.py", SOURCE, version=1),
-        settings=Settings(),
-        trusted=True,
-        roots=("/w",),
-        keys={"Net": "k"},
-        results={},
-        running=frozenset(),
-        cancelled=frozenset(),
-        placement=Placement(),
-        graph_views=frozenset(),
-        project=Project(),
-        skipped=None,
-    )
-    return dataclasses.replace(base, **changes)
+from .snapshots import HEAD_LINE, NET_LINE, entry, snapshot
 
 
 def lens_status(snap: Snapshot, line: int) -> str:

@@ -17,16 +17,15 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__, early_worker
-from ..config.project import Project
 from ..config.settings import Settings
-from ..findings import Finding
-from . import notebooks
 from .client_settings import merge, user_set
-from .diagnostics import to_diagnostic
+from .documents import NOTEBOOK_SYNC, notebook_cells
 from .kept import KeptResults
+from .progress import ExportProgress
 from .protocol import ExportLensProtocol
+from .publishing import Publisher
 from .scheduler import CHECKED, Scheduler
-from .session import Session, Snapshot
+from .session import Session
 
 if TYPE_CHECKING:
     from pygls.server import ServerErrors
@@ -39,16 +38,16 @@ SECTION = "exportlens"
 class ExportLensServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "exportlens", __version__, protocol_cls=ExportLensProtocol, notebook_document_sync=notebooks.SYNC
+            "exportlens", __version__, protocol_cls=ExportLensProtocol, notebook_document_sync=NOTEBOOK_SYNC
         )
         self._reporting = False
         self.session = Session(
             lambda uri: self.workspace.get_text_document(uri),
             self._folders,
-            lambda uri: notebooks.cells(self.workspace, uri),
+            lambda uri: notebook_cells(self.workspace, uri),
         )
-        # Steps that follow each publish (code_actions.py computes the fixes of what was published).
-        self.after_publish: list[Callable[[Snapshot, list[Finding]], None]] = []
+        # Every diagnostics send (publishing.py); its steps after a publish: code_actions.py's fixes.
+        self.publisher = Publisher(self, self.session)
         # From the client's shutdown on, the server asks the client nothing (pygls refuses and logs it).
         self.shutting_down = False
         # Set once the client's settings were asked for (or cannot be): a check waits for it, so
@@ -57,7 +56,6 @@ class ExportLensServer(LanguageServer):
         self.after_close: list[Callable[[str], None]] = []
         self.results = KeptResults()
         self.scheduler = Scheduler(self)
-        self._config_said: dict[str, list[Finding]] = {}  # pyproject.toml -> its published errors
 
     def report_server_error(self, error: Exception, source: ServerErrors) -> None:
         """An error pygls caught (a notification handler's exception, a message it could not
@@ -168,59 +166,18 @@ class ExportLensServer(LanguageServer):
         return folders
 
     # -- the client ---------------------------------------------------------
-    def publish(
-        self,
-        snap: Snapshot,
-        findings: list[Finding],
-        stale: list[Finding] | None = None,
-        cached: list[Finding] | None = None,
-    ) -> None:
-        """Diagnostics of the snapshot's document; `stale`: results of an older text, shown marked
-        as such (the file does not parse now); `cached`: an earlier session's, until re-checked.
-        Then the steps that follow a publish (the fixes of these findings)."""
-        doc, uri = snap.document, snap.uri
-        here = {doc.path: uri}
-        diagnostics = (
-            [to_diagnostic(f, here) for f in findings]
-            + [to_diagnostic(f, here, stale=True) for f in stale or []]
-            + [to_diagnostic(f, here, cached=True) for f in cached or []]
-        )
-        findings = findings + (cached or [])
-        if doc.notebook is not None:
-            notebooks.publish_cells(self, doc, diagnostics)  # each cell's, in its positions
-        else:
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri, version=doc.version, diagnostics=diagnostics)
-            )
-        for step in self.after_publish:
-            try:
-                step(snap, findings)
-            except Exception:
-                log.exception("after publishing %s", uri)
-
-    def publish_config_errors(self, project: Project) -> None:
-        """A pyproject.toml's bad `[tool.exportlens]` values: an error on each one's line (none
-        once they are fixed)."""
-        if project.path is None:
-            return
-        said = [e.finding() for e in project.errors]
-        if self._config_said.get(project.path) == said:
-            return
-        self._config_said[project.path] = said
-        uri = Path(project.path).as_uri()
-        diagnostics = [to_diagnostic(f, {project.path: uri}) for f in said]
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
-        )
-
     def clear(self, uri: str) -> None:
         """The document closed: no diagnostics, nothing kept for it."""
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.publisher.clear(uri)
         for step in self.after_close:
             step(uri)
 
     def notify_checked(self, uri: str, version: int, cancelled: bool) -> None:
         self.protocol.notify(CHECKED, {"uri": uri, "version": version, "cancelled": cancelled})
+
+    def export_progress(self, message: str, on_cancel: Callable[[], None]) -> ExportProgress:
+        """A cancellable work-done progress around an export batch (shown after a delay)."""
+        return ExportProgress(self, message, on_cancel)
 
     def refresh_lenses(self) -> None:
         if self.shutting_down:

@@ -292,7 +292,7 @@ def workspace_edit(doc: Document, fix: Fix) -> types.WorkspaceEdit:
 
 def register(server: ExportLensServer) -> None:
     actions = CodeActions(server)
-    server.after_publish.append(actions.published)
+    server.publisher.after_publish.append(actions.published)
     server.after_close.append(actions.closed)
 
     @server.feature(

@@ -13,15 +13,43 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import unquote
 
+from lsprotocol import types
 from pygls.uris import to_fs_path
-from pygls.workspace import TextDocument
+from pygls.workspace import TextDocument, Workspace
 
 from ..document import Document
 from ..notebook import Cell, notebook_document
 
-# An open notebook's version and cells (lsp/notebooks.py), None for a URI that is no notebook.
+# An open notebook's version and cells (`notebook_cells`), None for a URI that is no notebook.
 NotebookCells = Callable[[str], tuple[int, list[Cell]] | None]
+
+# The notebook kinds checked: Jupyter notebooks and VS Code's interactive window, Python cells.
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[
+        types.NotebookDocumentFilterWithCells(
+            cells=[types.NotebookCellLanguage(language="python")], notebook=kind
+        )
+        for kind in ("jupyter-notebook", "interactive")
+    ],
+    save=True,
+)
+
+
+def notebook_cells(workspace: Workspace, uri: str) -> tuple[int, list[Cell]] | None:
+    """The notebook `uri`'s version and cells, or None when `uri` is no open notebook."""
+    notebook = workspace.get_notebook_document(notebook_uri=uri)
+    if notebook is None:
+        return None
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        if unquote(cell.document) not in workspace.text_documents:  # pygls keys them unquoted
+            continue  # a cell the client never opened: nothing of it is known
+        text = workspace.get_text_document(cell.document)
+        code = cell.kind == types.NotebookCellKind.Code and text.language_id in (None, "python")
+        found.append(Cell(index, text.source, cell.document, code, text.version or 0))
+    return notebook.version, found
 
 
 def buffer_path(uri: str) -> str:

@@ -57,7 +57,7 @@ def register(server: ExportLensServer) -> None:
                 del running[(uri, module)]
         findings = [f for f in result.diagnostics if f.module == module]
         modules = [m for m in result.modules if m.name == module]
-        ls.scheduler.publisher.record(snap, module, modules, findings)
+        ls.publisher.record(snap, module, modules, findings)
         lowered = next((t for m in modules for t in m.lowerings if t["target"] == "aoti"), None)
         return {
             "module": module,

@@ -59,10 +59,10 @@ def recheck_configured(ls: ExportLensServer, changed: list[str]) -> None:
     A changed pyproject.toml no open file is under has its errors said too (none once deleted)."""
     project.read.cache_clear()
     for path in changed:
-        ls.publish_config_errors(_project_at(path))
+        ls.publisher.config_errors(_project_at(path))
     for uri, state in list(ls.session.files.items()):
         settings, configured = ls.session.settings_for(ls.session.document(uri).path)
-        ls.publish_config_errors(configured)
+        ls.publisher.config_errors(configured)
         before = state.settings
         if before is None or before == settings:
             continue

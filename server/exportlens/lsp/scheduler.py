@@ -20,7 +20,8 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Literal, Protocol, TypeVar
 
 from ..check.jobs import CheckOptions
 from ..check.placed import check_placed
@@ -32,25 +33,38 @@ from ..engine.process import WorkerError
 from ..findings import FileResult, Finding, ModuleResult, Range
 from . import trust
 from .engine_host import EngineHost
-from .progress import ExportProgress
+from .kept import KeptResults
 from .publishing import Publisher
-from .session import Snapshot
+from .session import Session, Snapshot
 from .state import FileState, ModuleEntry
-
-if TYPE_CHECKING:
-    from .app import ExportLensServer
 
 log = logging.getLogger("exportlens.lsp")
 CHECKED = "exportlens/fileChecked"  # notification: {uri, version, cancelled} once a check is over
 T = TypeVar("T")
 
 
+class Host(Protocol):
+    """What the scheduler needs of the server (app.py's ExportLensServer): the session, where
+    results go, and the client's few signals."""
+
+    session: Session
+    publisher: Publisher
+    results: KeptResults
+
+    async def until_settings_known(self) -> None: ...
+    def notify_checked(self, uri: str, version: int, cancelled: bool) -> None: ...
+    def refresh_lenses(self) -> None: ...
+    def export_progress(
+        self, message: str, on_cancel: Callable[[], None]
+    ) -> AbstractAsyncContextManager[Any]: ...
+
+
 class Scheduler:
-    def __init__(self, ls: ExportLensServer) -> None:
+    def __init__(self, ls: Host) -> None:
         self.ls = ls
         self.session = ls.session
         self.engines = EngineHost(ls.session)
-        self.publisher = Publisher(ls)
+        self.publisher = ls.publisher
         # (uri, module) -> what the user's Cancel of that module's running export calls
         self._cancels: dict[tuple[str, str], Callable[[], None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
@@ -93,29 +107,29 @@ class Scheduler:
                     message=f"ExportLens cannot export: {exc}",
                 )
             ]
-            self.publisher.publish(state, snap, {})
+            self._publish(snap, {})
         except Exception:
             log.exception("checking %s failed", state.uri)
         self.ls.notify_checked(state.uri, version, cancelled=cancelled)
 
     async def _check(self, state: FileState, snap: Snapshot, force: bool) -> bool:
         """Check what needs it; True when the user cancelled."""
-        doc, publish = snap.document, self.publisher.publish
+        doc, publish = snap.document, self._publish
         changed, state.changed_lines = state.changed_lines, set()
-        self.ls.publish_config_errors(snap.project)
+        self.publisher.config_errors(snap.project)
         if snap.skipped is not None:
             self._skip(state, snap)
             return False
         if not snap.trusted:
             state.entries.clear()
             state.static = trust.static_findings(doc)
-            publish(state, snap, {})
+            publish(snap, {})
             return False
         found = discovery_of(doc)
         if found.error is not None:
             # The last good results stay, marked stale, until the file parses again.
             state.static = [syntax_finding(doc.path, doc.source_text, found.error)]
-            publish(state, snap, {}, stale=True)
+            publish(snap, {}, stale=True)
             return False
         state.static = []
         keys = snap.keys
@@ -126,17 +140,17 @@ class Scheduler:
             snap = dataclasses.replace(snap, placement=state.placement)  # what its publishes prove through
             state.context = await self.ls.results.context(snap)
             if self.ls.results.restore(state, doc, keys):
-                publish(state, snap)  # last session's results, marked, while they are re-checked
+                publish(snap)  # last session's results, marked, while they are re-checked
         cached = {name: entry.key for name, entry in state.entries.items() if not entry.cached}
         first, rest = plan(found, keys, cached, state.placement.elsewhere(), changed, force)
         for batch in (first, rest):
             if batch and not await self._batch(state, snap, batch):
                 return True
             if batch:
-                publish(state, snap)
+                publish(snap)
                 self.ls.results.keep(state, keys)
         if not first and not rest:
-            publish(state, snap)
+            publish(snap)
         return False
 
     async def _know_library(self, state: FileState, force: bool) -> None:
@@ -159,7 +173,7 @@ class Scheduler:
         state.skipped = snap.skipped
         state.entries.clear()
         state.static = []
-        self.publisher.publish(state, snap, {})
+        self._publish(snap, {})
         self.ls.refresh_lenses()
 
     def _placement(self, snap: Snapshot) -> Placement:
@@ -199,18 +213,18 @@ class Scheduler:
             here = [f for f in here if f.path == state.path]
             site = placement.sites.get(result.name)  # exported by another file's call (check/elsewhere.py)
             state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
-            self.publisher.publish(state, snap)
+            self._publish(snap)
 
         try:
             message = "exporting " + ", ".join(sorted(names))
-            bar = ExportProgress(self.ls, message, user_cancel) if progress else contextlib.nullcontext()
+            bar = self.ls.export_progress(message, user_cancel) if progress else contextlib.nullcontext()
             async with bar:
                 checked = await check_placed(engine, doc, snap.options(), placement, names, early)
         except asyncio.CancelledError:
             if not state.cancelled & names:
                 raise  # superseded by a newer version
             log.info("export of %s cancelled by the user", ", ".join(sorted(names)))
-            self.publisher.publish(state, snap)
+            self._publish(snap)
             return False
         finally:
             state.running -= names
@@ -223,6 +237,10 @@ class Scheduler:
         self.ls.refresh_lenses()
         return True
 
+    def _publish(self, snap: Snapshot, keys: Mapping[str, str] | None = None, stale: bool = False) -> None:
+        """What the check found so far, for the version it checks (publishing.py)."""
+        self.publisher.publish(self.session.refreshed(snap), keys, stale)
+
     # -- commands' exports ---------------------------------------------------------------
     async def export_now(self, uri: str, subject: Subject) -> ModuleEntry | Literal["cancelled"] | None:
         """Export one module of the buffer now (a command), cache and publish the result;
@@ -233,7 +251,7 @@ class Scheduler:
         state, snap = self.session.file(uri), self.session.snapshot(uri)
         if not await self._batch(state, snap, [subject], progress=False):
             return "cancelled"
-        self.publisher.publish(state, snap)
+        self._publish(snap)
         return state.entries.get(subject.name)
 
     def cancel_export(self, uri: str, module: str) -> bool:

@@ -10,6 +10,7 @@ never changes: a handler that awaits keeps answering about the version it starte
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from ..config.project import Project, project_of
 from ..config.settings import Settings
 from ..discovery import Subject, discovery_of
 from ..document import Document
+from ..findings import Finding
 from .documents import Documents, NotebookCells, buffer_path
 from .state import FileState, ModuleEntry
 from .trust import is_trusted
@@ -48,6 +50,7 @@ class Snapshot:
     graph_views: frozenset[tuple[str, str]]
     project: Project  # its pyproject.toml's [tool.exportlens] (config/project.py)
     skipped: str | None  # why the file is not checked (not the user's code, excluded, disabled)
+    static: tuple[Finding, ...] = ()  # its findings of no module: a syntax error, the untrusted notice
 
     @property
     def path(self) -> str:
@@ -103,6 +106,10 @@ class Session:
         self.graph_views: frozenset[tuple[str, str]] = frozenset()
         self._folders = folders
         self._keys: dict[str, tuple[Document, tuple[Any, ...], dict[str, str]]] = {}  # uri -> last keys
+        # What the editor was last sent (publishing.py): a notebook's cells with diagnostics, by
+        # notebook URI; each pyproject.toml's errors, by path.
+        self.published_cells: dict[str, set[str]] = {}
+        self.config_said: dict[str, list[Finding]] = {}
 
     @property
     def trusted(self) -> bool:
@@ -191,6 +198,22 @@ class Session:
             graph_views=self.graph_views,
             project=project,
             skipped=self.skipped(doc.path, uri, settings, project),
+            static=tuple(state.static),
+        )
+
+    def refreshed(self, snap: Snapshot) -> Snapshot:
+        """The snapshot's document, settings and keys with its file's results, findings and what
+        runs as they are now (a check publishes the version it checked, with what it found)."""
+        state = self.files.get(snap.uri)
+        if state is None:  # closed since: nothing will be published for it
+            return snap
+        return dataclasses.replace(
+            snap,
+            results=MappingProxyType(dict(state.entries)),
+            running=frozenset(state.running),
+            cancelled=frozenset(state.cancelled),
+            placement=state.placement,
+            static=tuple(state.static),
         )
 
     def close(self, uri: str) -> FileState | None:
