@@ -179,6 +179,8 @@ export interface ServerStatus {
   rssMb: number;
   /** The export worker's pid; null until an export started it (never when untrusted). */
   workerPid: number | null;
+  /** The worker daemon this server's worker is (docs/daemon.md), and how many clients it serves. */
+  daemon: { pid: number; clients: number } | null;
   /** Export jobs the engine ran (a file that is not the user's code sends none). */
   jobsSent: number;
   trusted: boolean;

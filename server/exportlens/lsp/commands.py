@@ -27,6 +27,15 @@ from ..engine import Engine
 from . import notebooks
 from .app import ExportLensServer
 from .client_settings import to_json
+from .command_results import (
+    CancelResult,
+    DaemonInfo,
+    ExportModuleResult,
+    GraphResult,
+    RecheckResult,
+    SaveResult,
+    ServerStatus,
+)
 from .session import Snapshot
 
 MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_truncated")
@@ -34,7 +43,7 @@ MODULE_SUMMARY_KEYS = ("ops", "inputs", "outputs", "dynamic", "warnings", "code_
 
 def register(server: ExportLensServer) -> None:
     @server.command("exportlens.exportModule")
-    async def export_module(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
+    async def export_module(ls: ExportLensServer, uri: str, position: types.Position) -> ExportModuleResult:
         uri, line, _ = notebooks.joined(ls, uri, position.line)  # from a cell: its notebook's
         subject = _subject(ls.session.snapshot(uri), line)
         entry = await ls.scheduler.export_now(uri, subject)
@@ -51,7 +60,7 @@ def register(server: ExportLensServer) -> None:
         }
 
     @server.command("exportlens.cancelExport")
-    def cancel_export(ls: ExportLensServer, uri: str, position: types.Position) -> dict[str, Any]:
+    def cancel_export(ls: ExportLensServer, uri: str, position: types.Position) -> CancelResult:
         """The Cancel of exportModule's notification: an executeCommand's `$/cancelRequest`
         cancels only pygls's wrapper of the command, never the command's own task."""
         uri, line, _ = notebooks.joined(ls, uri, position.line)
@@ -59,7 +68,7 @@ def register(server: ExportLensServer) -> None:
         return {"cancelled": ls.scheduler.cancel_export(uri, subject.name)}
 
     @server.command("exportlens.graph")
-    async def graph_text(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+    async def graph_text(ls: ExportLensServer, uri: str, module: str) -> GraphResult:
         snap = ls.session.snapshot(uri)
         entry = snap.results.get(module)
         if entry is None or not any(r.graph for r in entry.results):
@@ -74,16 +83,16 @@ def register(server: ExportLensServer) -> None:
         return {"module": module, "code": code, "stale": entry is None or entry.key != snap.keys.get(module)}
 
     @server.command("exportlens.savePt2")
-    async def save_pt2(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
+    async def save_pt2(ls: ExportLensServer, uri: str, module: str, path: str) -> SaveResult:
         return await save_module(ls, uri, module, path)
 
     @server.command("exportlens.recheck")
-    def recheck(ls: ExportLensServer, uri: str) -> dict[str, Any]:
+    def recheck(ls: ExportLensServer, uri: str) -> RecheckResult:
         ls.scheduler.schedule(uri, force=True)
         return {"scheduled": True}
 
     @server.command("exportlens.status")
-    def status(ls: ExportLensServer) -> dict[str, Any]:
+    def status(ls: ExportLensServer) -> ServerStatus:
         engine = ls.scheduler.engines.started
         info = engine.info if engine else {}
 
@@ -103,7 +112,7 @@ def register(server: ExportLensServer) -> None:
         }
 
 
-async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
+async def save_module(ls: ExportLensServer, uri: str, module: str, path: str) -> SaveResult:
     """Export `module` the way the check does (its route: its own file's inputs, or the call of the
     script that exports it) and write it to `path`: a .pt2, or an .onnx (worker child.save_program)."""
     snap = ls.session.snapshot(uri)
@@ -165,7 +174,7 @@ def _subject(snap: Snapshot, line: int) -> Subject:
     return subject
 
 
-def _daemon(engine: Engine | None) -> dict[str, int] | None:
+def _daemon(engine: Engine | None) -> DaemonInfo | None:
     """The worker daemon the engine uses (docs/daemon.md): its pid, and which client this is."""
     used = engine.daemon if engine else None
     return None if used is None else {"pid": used[0], "clients": used[1]}

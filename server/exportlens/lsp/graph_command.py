@@ -10,10 +10,9 @@ redraws from, carry it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..check.routes import route_of
 from .app import ExportLensServer
+from .command_results import GraphViewResult
 from .state import ModuleEntry
 
 GRAPH_VIEW = "exportlens.graphView"
@@ -21,7 +20,7 @@ GRAPH_VIEW = "exportlens.graphView"
 
 def register(server: ExportLensServer) -> None:
     @server.command(GRAPH_VIEW)
-    async def graph_view(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+    async def graph_view(ls: ExportLensServer, uri: str, module: str) -> GraphViewResult:
         doc = ls.session.document(uri)
         route = route_of(doc, ls.session.file(uri).placement, module)
         # the job that builds the view: the module's own, or the call of the file it is routed through

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any
 
 from . import trust
 from .app import ExportLensServer
+from .command_results import CancelResult, CompileAotiResult, SaveResult
 from .commands import routed, save_module
 
 COMPILE_AOTI = "exportlens.compileAoti"
@@ -25,17 +25,15 @@ CANCEL_AOTI = "exportlens.cancelAoti"
 
 
 def register(server: ExportLensServer) -> None:
-    running: dict[tuple[str, str], asyncio.Task[Any]] = {}  # (uri, module) -> its compile
-
     @server.command(CANCEL_AOTI)
-    def cancel_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
-        task = running.get((uri, module))
+    def cancel_aoti(ls: ExportLensServer, uri: str, module: str) -> CancelResult:
+        task = ls.session.compiling.get((uri, module))
         if task is not None:
             task.cancel()
         return {"cancelled": task is not None}
 
     @server.command(COMPILE_AOTI)
-    async def compile_aoti(ls: ExportLensServer, uri: str, module: str) -> dict[str, Any]:
+    async def compile_aoti(ls: ExportLensServer, uri: str, module: str) -> CompileAotiResult:
         if not ls.trusted:
             raise trust.refused()
         snap = ls.session.snapshot(uri)
@@ -46,15 +44,22 @@ def register(server: ExportLensServer) -> None:
         options = dataclasses.replace(options, mode=mode, lowerings=("export", "aoti"), on_demand=True)
         task = asyncio.current_task()
         if task is not None:
-            running[(uri, module)] = task
+            ls.session.compiling[(uri, module)] = task
         try:
             result = await ls.scheduler.check_now(snap, options, {module})
         except asyncio.CancelledError:
-            cancelled: dict[str, Any] = {"module": module, "status": "cancelled", "ok": False}
-            return cancelled | {"seconds": None, "facts": {}, "skipped": "", "findings": []}
+            return {
+                "module": module,
+                "status": "cancelled",
+                "ok": False,
+                "seconds": None,
+                "facts": {},
+                "skipped": "",
+                "findings": [],
+            }
         finally:
-            if running.get((uri, module)) is task:
-                del running[(uri, module)]
+            if ls.session.compiling.get((uri, module)) is task:
+                del ls.session.compiling[(uri, module)]
         findings = [f for f in result.diagnostics if f.module == module]
         modules = [m for m in result.modules if m.name == module]
         ls.publisher.record(snap, module, modules, findings)
@@ -70,7 +75,7 @@ def register(server: ExportLensServer) -> None:
         }
 
     @server.command(SAVE_ONNX)
-    async def save_onnx(ls: ExportLensServer, uri: str, module: str, path: str) -> dict[str, Any]:
+    async def save_onnx(ls: ExportLensServer, uri: str, module: str, path: str) -> SaveResult:
         if not path.endswith(".onnx"):
             path += ".onnx"
         return await save_module(ls, uri, module, path)

@@ -10,6 +10,7 @@ never changes: a handler that awaits keeps answering about the version it starte
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 from collections.abc import Callable, Mapping
@@ -110,6 +111,8 @@ class Session:
         # notebook URI; each pyproject.toml's errors, by path.
         self.published_cells: dict[str, set[str]] = {}
         self.config_said: dict[str, list[Finding]] = {}
+        # (uri, module) -> its running Compile with AOTInductor (lowering_commands.py's Cancel)
+        self.compiling: dict[tuple[str, str], asyncio.Task[Any]] = {}
 
     @property
     def trusted(self) -> bool:
