@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from exportlens.check.plan import Placement
+from exportlens.discovery import discovery_of
 from exportlens.lsp.codelens import lenses
 from exportlens.lsp.hover import STALE, hover_text
 from exportlens.lsp.session import Snapshot
@@ -55,3 +56,19 @@ def test_a_module_checked_by_another_files_export_call() -> None:
     snap = snapshot(placement=Placement(sites={"Head": "/w/scripts/export.py"}))
     assert lens_status(snap, HEAD_LINE) == hover_status(snap, HEAD_LINE) == "not exported yet"
     assert "Checked by the export call in `export.py`." in (hover_text(snap, HEAD_LINE) or "")
+
+
+def test_a_view_holds_the_modules_route_and_state() -> None:
+    snap = snapshot(
+        placement=Placement(sites={"Head": "/w/scripts/export.py"}),
+        results={"Net": entry(key="old", cached=True)},
+        running=frozenset({"Head"}),
+    )
+    net, head = (snap.view(t) for t in discovery_of(snap.document).subjects if t.name in ("Net", "Head"))
+    assert (net.route.through, net.stale, net.cached, net.running) == ("own", True, True, False)
+    assert (head.route.through, head.route.path, head.running, head.entry) == (
+        "site",
+        "/w/scripts/export.py",
+        True,
+        None,
+    )

@@ -20,7 +20,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..check.jobs import make_job, tracers
-from ..check.routes import route_of, routed_subject
+from ..check.routes import routed_subject
 from ..discovery import Subject, discovery_of
 from ..document import Document
 from ..engine import Engine
@@ -140,7 +140,7 @@ def routed(snap: Snapshot, module: str) -> tuple[Document, Subject]:
     subject = snap.subject(module)
     if subject is None:
         raise ValueError(f"no module {module!r} in {snap.uri}")
-    route = route_of(snap.document, snap.placement, module)
+    route = snap.view(subject).route
     if route.through == "parent":
         raise ValueError(
             f"`{module}` is checked as a part of {route.describe()}: export that module from "

@@ -23,37 +23,37 @@ NO_INPUTS = "no example inputs"
 
 
 def module_status(snap: Snapshot, subject: Subject) -> str:
+    view = snap.view(subject)
     if not snap.trusted:
         return f"not exported ({trust.why_no_code()})"
-    if subject.name in snap.running:
+    if view.running:
         return RUNNING
-    if subject.name in snap.cancelled:
+    if view.cancelled:
         return CANCELLED
-    entry = snap.results.get(subject.name)
-    checked_alone = entry is not None and any(r.status != "skipped" for r in entry.results)
+    entry = view.entry
     if subject.part_of is not None:
         parent = snap.results.get(subject.part_of)
         shown = f" · {status_line(parent)}" if parent is not None else f" · {NOT_YET}"
-        if entry is not None and checked_alone:  # its check alone, on the inputs it gets there
+        if entry is not None and view.checked_alone:  # its check alone, on the inputs it gets there
             shown += f" · alone: {status_line(entry)}"
         return f"part of `{subject.part_of}`{shown}"
-    if not checked_alone:
+    if not view.checked_alone:
         results = {name: e.results for name, e in snap.results.items()}
         if (held := holder(subject, snap.path, results)) is not None:  # `build_model()` built it
             name, exported = held
             return f"{'exported as' if exported else 'part of'} `{name}` · {status_line(snap.results[name])}"
     # Checked as a part of what another file exports (check/elsewhere.py); a class that export
     # never calls is checked by its own file, as any class no export covers.
-    parents = snap.placement.parents
-    if subject.name in parents and (entry is None or any(r.inputs == "recorded" for r in entry.results)):
-        where = f"part of a module of {Path(parents[subject.name]).name}"
-        if entry is not None and checked_alone:
+    if view.route.through == "parent" and (
+        entry is None or any(r.inputs == "recorded" for r in entry.results)
+    ):
+        where = f"part of a module of {Path(view.route.path).name}"
+        if entry is not None and view.checked_alone:
             return f"{where} · alone: {status_line(entry)}"
         return where if entry is not None else NOT_YET
     if entry is None:
-        no_inputs = subject.inputs_kind == "none" and subject.name not in snap.placement.sites
-        return NO_INPUTS if no_inputs else NOT_YET
+        return NO_INPUTS if subject.inputs_kind == "none" and not view.route.elsewhere else NOT_YET
     status = status_line(entry)
-    if snap.stale(subject.name):
+    if view.stale:
         return status + " (stale)"
-    return status + " (cached, re-checking)" if entry.cached else status
+    return status + " (cached, re-checking)" if view.cached else status

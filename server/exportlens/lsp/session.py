@@ -22,6 +22,7 @@ from typing import Any
 from ..check.jobs import CheckOptions
 from ..check.keys import document_keys, subject_at
 from ..check.plan import Placement
+from ..check.routes import Route, route_of
 from ..check.sites import SiteIndex
 from ..config.files import excluded, inside_library, own_library
 from ..config.project import Project, project_of
@@ -83,6 +84,41 @@ class Snapshot:
         """The module's result is of another text or other settings (it is being re-checked)."""
         entry = self.results.get(name)
         return entry is not None and entry.key != self.keys.get(name)
+
+    def view(self, subject: Subject) -> ModuleView:
+        """One module as every editor feature sees it: how it is exported and its state."""
+        name = subject.name
+        return ModuleView(
+            subject,
+            route_of(self.document, self.placement, name),
+            self.results.get(name),
+            running=name in self.running,
+            cancelled=name in self.cancelled,
+            stale=self.stale(name),
+        )
+
+
+@dataclass(frozen=True)
+class ModuleView:
+    """A module of a snapshot: its route (check/routes.py: its own file's call, or the script that
+    exports it, or the parent file whose export records it) and its state."""
+
+    subject: Subject
+    route: Route
+    entry: ModuleEntry | None  # its last finished check
+    running: bool
+    cancelled: bool  # the user cancelled its export
+    stale: bool  # its result is of another text or other settings: being re-checked
+
+    @property
+    def cached(self) -> bool:
+        """Restored from the results store, shown marked until re-checked."""
+        return self.entry is not None and self.entry.cached
+
+    @property
+    def checked_alone(self) -> bool:
+        """It has results of its own (not only "skipped": a part checked on the inputs it gets)."""
+        return self.entry is not None and any(r.status != "skipped" for r in self.entry.results)
 
 
 class Session:
