@@ -3,9 +3,10 @@
 One workspace holds every way ExportLens itself fails to reach a verdict: example inputs that raise,
 a NameError in them, a constructor that raises, a check that runs out of time through another
 file's export call, a class two files export (the site is ambiguous: the first one is used) whose
-inputs raise there, a part whose parent's inputs raise, and the canonical training loop whose first
-call of the compiled model reads the loop's batch. Torch refuses none of them: no finding is an
-error, and `exportlens check` does not exit 1 (3: a timeout leaves a module undecided).
+inputs raise there, a part whose parent's inputs raise, a script's required command-line argument,
+and the canonical training loop whose first call of the compiled model reads the loop's batch. Torch
+refuses none of them: no finding is an error, and `exportlens check` does not exit 1 (3: a timeout
+leaves a module undecided).
 """
 
 from __future__ import annotations
@@ -106,6 +107,25 @@ class Outer(nn.Module):
 if __name__ == "__main__":
     torch.export.export(Outer(), (torch.randn(2, 8).view(3, -1),))
 """,
+    # A script's required argument: argparse exits, as ExportLens passes none.
+    "with_args.py": """
+import argparse
+
+import torch
+
+from site_net import SiteNet
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", required=True)
+    parser.parse_args()
+    torch.export.export(SiteNet(), (torch.randn(2, 8),))
+
+
+if __name__ == "__main__":
+    main()
+""",
     # The canonical training loop: the compiled model's first call reads the loop's batch.
     "train.py": """
 import torch
@@ -133,6 +153,7 @@ EXPECTED = {
     ("export_site_a.py", "inputs-error", "information"),
     ("site_net.py", "inputs-error", "information"),  # through export_site_a.py, the first site
     ("parent.py", "inputs-error", "information"),
+    ("with_args.py", "inputs-error", "information"),
 }
 
 
