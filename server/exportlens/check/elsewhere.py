@@ -32,6 +32,7 @@ from .static_findings import anchor_range
 
 Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
 RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+INPUTS_WORDS = {"example-inputs": "example ", "inferred": "guessed "}
 
 
 async def check_elsewhere(
@@ -96,11 +97,14 @@ async def check_elsewhere(
 def _via(file: str, result: ModuleResult | None) -> Related:
     """The related note on the other file's call whose inputs were used: the export call, or the
     compiled model's first call (check/sites.py), at its own span; the module's line otherwise."""
-    compiled = result is not None and result.mode == "compile"
-    what = "the call of the compiled model" if compiled else "the export call"
-    note = f"{what} whose inputs were used"
     if result is None:
-        return Related(file, Range.of(0, 0, 0, 0), note)
+        return Related(file, Range.of(0, 0, 0, 0), "the export call whose inputs were used")
+    if result.mode == "compile":
+        note = "the call of the compiled model whose inputs were used"
+    elif result.inputs == "export-call":
+        note = "the export call whose inputs were used"
+    else:  # a parent file's module with an `example_inputs()` (or guessed inputs)
+        note = f"`{result.name}`, whose {INPUTS_WORDS.get(result.inputs, '')}inputs were used"
     site = read_document(file)
     subject = next((t for t in discovery_of(site).subjects if t.name == result.name), None)
     call = subject.inputs.get("call") if subject is not None else None
