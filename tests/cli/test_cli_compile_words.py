@@ -4,7 +4,8 @@ nanoGPT's shape (karpathy/nanoGPT `model.py` / `train.py`, MIT, reduced to one l
 file is compiled by a training script (`model = torch.compile(GPT())`, its first call `logits, loss
 = model(X, Y)` inside the loop of `main()`), and the loss views a transposed tensor, which torch
 refuses to view. Said as torch.compile's (never "Non-strict export ... refused"), with what `view`
-raised, and the related note on the call whose inputs were used, at its own line and column.
+raised, and the related note on the call whose inputs were used, at its own line and column. A
+module compiled with no call is checked on guessed inputs: its softened finding is torch.compile's too.
 """
 
 from __future__ import annotations
@@ -47,13 +48,37 @@ def main():
 if __name__ == "__main__":
     main()
 """
+# Compiled with no call: checked on inputs guessed from its first layer, softened to information.
+GUESSED = """
+import torch
+from torch import nn
+
+
+class Logged(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        print(h.shape)
+        return h
+
+
+model = torch.compile(Logged(), fullgraph=True)
+"""
 
 
 def test_a_compile_finding_says_torch_compile_and_the_call_used(tmp_path: Path) -> None:
     (tmp_path / "model.py").write_text(textwrap.dedent(MODEL).lstrip("\n"), encoding="utf-8")
     (tmp_path / "train.py").write_text(textwrap.dedent(TRAIN).lstrip("\n"), encoding="utf-8")
-    done = run_cli("model.py", "--root", ".", "--no-cache", "--format", "json", cwd=tmp_path)
-    (file,) = json.loads(done.stdout)["files"]
+    (tmp_path / "guessed.py").write_text(textwrap.dedent(GUESSED).lstrip("\n"), encoding="utf-8")
+    done = run_cli("model.py", "guessed.py", "--root", ".", "--no-cache", "--format", "json", cwd=tmp_path)
+    file, guessed = json.loads(done.stdout)["files"]
+    (softened,) = guessed["diagnostics"]
+    assert (softened["code"], softened["mode"]) == ("guessed-inputs-failed", "compile"), softened
+    assert softened["message"].startswith("torch.compile: ExportLens guessed inputs for `Logged`")
+    assert "the compiled call failed on them" in softened["message"], softened["message"]
     (finding,) = file["diagnostics"]
     assert finding["mode"] == "compile", finding
     message = finding["message"]

@@ -159,6 +159,7 @@ def _site_failed(
             message=f"Checking `{subject.name}` with the inputs of {where}: {said.message}",
         )
     detail = "; ".join(f.message for f in errors)[:500] or failed[0].status
+    doing = "Compiling" if failed[0].mode == "compile" else "Exporting"  # a compile site's check
     return Finding(
         path=doc.path,
         range=anchor_range(doc.source_text, subject),
@@ -166,5 +167,5 @@ def _site_failed(
         code="export-site-failed",
         module=subject.name,
         related=[via],
-        message=f"Exporting `{subject.name}` with the inputs of {where} failed: " + detail,
+        message=f"{doing} `{subject.name}` with the inputs of {where} failed: " + detail,
     )
