@@ -279,9 +279,9 @@ async def _check(
     if cache is not None:
         result = await cache.check(engine, planned, settings.results_key())
     else:
-        from .check.placed import check_planned  # the diagnosis stack
+        from .fixes.said import checked  # the diagnosis stack
 
-        result = await check_planned(engine, planned)
+        result = await checked(engine, planned)
     # What the user configured (suppression comments, ignore, severity): after the store, which
     # keeps what the check found.
     (result.diagnostics,) = as_configured(planned.doc, settings, result.diagnostics)

@@ -72,6 +72,9 @@ class Finding:
     fix: dict[str, Any] | None = None
     # The severity is the user's `severity` setting's, not the registry's (check/suppression.py).
     configured: bool = False
+    # The CLI's proof of its quick-fixes (fixes/said.py): {"fix": the proven one's title and
+    # verdict}, or {"fix": None, "refused": [each tried, with why]}; None: none was proven here.
+    proof: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         # The registry is the one truth about codes: an unknown code or another severity is a bug.
@@ -97,6 +100,8 @@ class Finding:
             out["url"] = self.url
         if self.fix:
             out["fix"] = self.fix
+        if self.proof is not None:
+            out["proof"] = self.proof
         return out
 
 

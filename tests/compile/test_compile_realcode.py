@@ -88,4 +88,4 @@ def test_the_model_file_alone_gets_the_break_through_its_script(case: str, scrip
         (line, "compile-graph-break")
     ]
     related = [(r["path"], r["message"]) for r in entry["diagnostics"][0]["related"]]
-    assert (script, "the compile call whose inputs were used") in related, related
+    assert (script, "the call of the compiled model whose inputs were used") in related, related

@@ -32,8 +32,14 @@ def test_every_rule_has_its_own_name_and_registered_codes() -> None:
 
 def test_the_first_rule_that_holds_decides_and_the_last_catches_everything() -> None:
     assert (
-        classify({"exc_type": "SystemExit", "exc_mro": ["SystemExit"], "stage": "import"}).code == "user-exit"
+        classify({"exc_type": "SystemExit", "exc_mro": ["SystemExit"], "stage": "export"}).code == "user-exit"
     )
+    # A script's argparse exiting while being built: the arguments ExportLens never passes
+    exited = {"exc_type": "SystemExit", "exc_mro": ["SystemExit"], "message": "2", "stage": "import"}
+    assert classify(exited).code == "user-exit"
+    parsing = [{"path": "/usr/lib/python3.11/argparse.py", "line": 2630, "name": "error"}]
+    assert classify({**exited, "frames": parsing}).code == "inputs-error"
+    assert classify({**exited, "frames": parsing, "stage": "export"}).code == "user-exit"
     assert classify({"exc_type": "ValueError", "stage": "import", "message": "bad"}).code == "import-error"
     assert classify({"exc_type": "ValueError", "message": "nobody knows"}) == Kind(
         "export-error", "ValueError: nobody knows"

@@ -45,10 +45,12 @@ async def test_stage_failures(engine: Engine, mode: str) -> None:
         "NoMemory": ("out-of-memory", "raise MemoryError()"),
     }
     for module, (code, needle) in expected.items():
-        errors = _errors(result.diagnostics, module)
-        assert [d.code for d in errors] == [code], (module, [(d.code, d.message) for d in errors])
-        assert _at(errors[0]) == (str(path), *_span(path, needle)), (module, errors[0].message)
-        assert errors[0].severity == "error"
+        said = [d for d in result.diagnostics if d.module == module]
+        assert [d.code for d in said] == [code], (module, [(d.code, d.message) for d in said])
+        assert _at(said[0]) == (str(path), *_span(path, needle)), (module, said[0].message)
+        # Inputs or a module ExportLens could not build: torch said nothing, never an error (issue 40).
+        own = code in ("inputs-error", "module-init-error")
+        assert said[0].severity == ("information" if own else "error"), (module, said[0].severity)
     # Non-strict runs forward, which exits; dynamo refuses to trace `sys.exit` at all.
     (exits,) = _errors(result.diagnostics, "ExitsInForward")
     assert exits.code == ("user-exit" if mode == "non-strict" else "untraceable-call")

@@ -64,7 +64,7 @@ async def test_item_in_a_model_compiled_by_another_script_is_fixed_and_proven_th
     line = line_of(SCALE, ".item()")
     assert [(d.code, d.range.start.line) for d in before] == [("compile-graph-break", line)]
     notes = [(Path(r.location.uri).name, r.message) for r in before[0].related_information or []]
-    assert (f"{prefix}_train.py", "the compile call whose inputs were used") in notes, notes
+    assert (f"{prefix}_train.py", "the call of the compiled model whose inputs were used") in notes, notes
     fix = pick(await proven(server, uri, line), "Capture `.item()` in the graph")
     assert fix.title.endswith("(no graph break there; matches eager)") and fix.is_preferred, fix.title
     new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)

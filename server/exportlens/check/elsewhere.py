@@ -31,6 +31,8 @@ from .sites import PARENT_INPUTS
 from .static_findings import anchor_range
 
 Checked = tuple[list[ModuleResult], list[Finding]]  # a batch's module results and findings
+RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+INPUTS_WORDS = {"example-inputs": "example ", "inferred": "guessed "}
 
 
 async def check_elsewhere(
@@ -55,7 +57,7 @@ async def check_elsewhere(
     def relay(result: ModuleResult, findings: list[Finding]) -> None:
         if early is None or (subject := names.get(result.name)) is None:
             return
-        via = Related(file, Range.of(result.line, 0, result.line, 0), _used(result))
+        via = _via(file, result)
         here = [
             dataclasses.replace(f, module=subject.name, related=[*f.related, via])
             for f in findings
@@ -67,8 +69,7 @@ async def check_elsewhere(
     options = dataclasses.replace(options, purpose=f"check of {doc.path}")
     result = await check_file(engine, file, None, options, only=only, early=relay, others=others)
     site_module = next((m for m in result.modules if m.name in only), None)
-    call_line = site_module.line if site_module else 0
-    via = Related(file, Range.of(call_line, 0, call_line, 0), _used(site_module))
+    via = _via(file, site_module)
     modules: list[ModuleResult] = []
     for m in result.modules:
         if (subject := by_foreign.get(m.name) or names.get(m.name)) is not None:
@@ -89,14 +90,28 @@ async def check_elsewhere(
             m for m in result.modules if m.name == subject.name and m.status not in ("exported", "compiled")
         ]
         if failed and not any(f.module == subject.name for f in findings):
-            findings.append(_site_failed(doc, subject, file, call_line, via, result.diagnostics, failed))
+            findings.append(_site_failed(doc, subject, file, via, result.diagnostics, failed))
     return modules, findings
 
 
-def _used(result: ModuleResult | None) -> str:
-    """The related note on the other file's call: a compile call (check/sites.py) or an export's."""
-    call = "compile" if result is not None and result.mode == "compile" else "export"
-    return f"the {call} call whose inputs were used"
+def _via(file: str, result: ModuleResult | None) -> Related:
+    """The related note on the other file's call whose inputs were used: the export call, or the
+    compiled model's first call (check/sites.py), at its own span; the module's line otherwise."""
+    if result is None:
+        return Related(file, Range.of(0, 0, 0, 0), "the export call whose inputs were used")
+    if result.mode == "compile":
+        note = "the call of the compiled model whose inputs were used"
+    elif result.inputs == "export-call":
+        note = "the export call whose inputs were used"
+    else:  # a parent file's module with an `example_inputs()` (or guessed inputs)
+        note = f"`{result.name}`, whose {INPUTS_WORDS.get(result.inputs, '')}inputs were used"
+    site = read_document(file)
+    subject = next((t for t in discovery_of(site).subjects if t.name == result.name), None)
+    call = subject.inputs.get("call") if subject is not None else None
+    if isinstance(call, list) and len(call) == 4:
+        line, col, end_line, end_col = call
+        return Related(file, site.source_text.span(line - 1, col, end_line - 1, end_col), note)
+    return Related(file, site.source_text.line_range(result.line), note)
 
 
 def _holder(parts: Sequence[Subject], finding: Finding) -> Subject | None:
@@ -123,13 +138,28 @@ def _site_failed(
     doc: Document,
     subject: Subject,
     site: str,
-    call_line: int,
     via: Related,
     diagnostics: list[Finding],
     failed: list[ModuleResult],
 ) -> Finding:
-    """The failure landed in the other file only: say so on the class."""
-    detail = "; ".join(f.message for f in diagnostics)[:500] or failed[0].status
+    """The failure landed in the other file only: say so on the class. What is ExportLens's own
+    there (a timeout, inputs it could not build) is re-said as it is, under its own code and
+    severity: never `export-site-failed`'s error for what torch did not refuse (issue 40)."""
+    theirs = [f for f in diagnostics if f.module == subject.name] or diagnostics
+    errors = [f for f in theirs if f.severity == "error"]
+    where = f"{Path(site).name}:{via.range.start.line + 1}"
+    if theirs and not errors:
+        said = min(theirs, key=lambda f: RANK[f.severity])
+        return dataclasses.replace(
+            said,
+            path=doc.path,
+            range=anchor_range(doc.source_text, subject),
+            module=subject.name,
+            related=[via],
+            message=f"Checking `{subject.name}` with the inputs of {where}: {said.message}",
+        )
+    detail = "; ".join(f.message for f in errors)[:500] or failed[0].status
+    doing = "Compiling" if failed[0].mode == "compile" else "Exporting"  # a compile site's check
     return Finding(
         path=doc.path,
         range=anchor_range(doc.source_text, subject),
@@ -137,6 +167,5 @@ def _site_failed(
         code="export-site-failed",
         module=subject.name,
         related=[via],
-        message=f"Exporting `{subject.name}` with the inputs of {Path(site).name}:{call_line + 1} failed: "
-        + detail,
+        message=f"{doing} `{subject.name}` with the inputs of {where} failed: " + detail,
     )

@@ -25,9 +25,12 @@ def soften_guessed(findings: list[Finding], subject: Subject) -> list[Finding]:
     first = errors[0]
     more = f" ({len(errors) - 1} more failure(s) on the same guess.)" if len(errors) > 1 else ""
     guess = subject.inputs.get("expr", "")
+    # a compile check: torch.compile's words (docs/compile.md)
+    said, what = ("torch.compile: ", "compiled call") if first.mode == "compile" else ("", "export")
     message = (
-        f"ExportLens guessed inputs for `{subject.name}` (`{guess}`, from its first layer) and the export "
-        f"failed on them — maybe because of the guess, not your code. What torch said: {first.message}{more}"
+        f"{said}ExportLens guessed inputs for `{subject.name}` (`{guess}`, from its first layer) and the "
+        f"{what} failed on them — maybe because of the guess, not your code. What torch said: "
+        f"{first.message.removeprefix(said)}{more}"
         f" To check `{subject.name}` for real, {registered(CODE).fix}."
     )
     softened = Finding(

@@ -18,22 +18,26 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
             code=code,
             message=message,
             module=ctx.module,
-            mode=ctx.mode,
+            mode=ctx.shown_mode,
         )
 
+    # What ran: torch.compile (a compile check), else the tracer; its findings say so first.
+    what, said, doing = (
+        ("torch.compile", "torch.compile: ", "compiling") if ctx.compiled else (ctx.mode, "", "exporting")
+    )
     if outcome.status == "crashed":
         return [
             finding(
                 "worker-crashed",
-                f"The export worker {_how(outcome)} while exporting {ctx.label} "
-                f"({ctx.mode}); the module's code or a library it calls crashed the process.",
+                f"{said}The export worker {_how(outcome)} while {doing} {ctx.label} "
+                f"({what}); the module's code or a library it calls crashed the process.",
             )
         ]
     if outcome.status == "timeout":
         return [
             finding(
                 "export-timeout",
-                f"The check of {ctx.label} ({ctx.mode}) ran out of time{_during(outcome)}: it was "
+                f"{said}The check of {ctx.label} ({what}) ran out of time{_during(outcome)}: it was "
                 f"stopped after {outcome.seconds:.0f} s, so whether torch exports it is not known "
                 "(this is not an export failure). If the model is slow or the machine busy, raise the "
                 "limit (the `timeoutSeconds` setting / `--timeout`); if it never finishes, look for a "
@@ -42,7 +46,7 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
             )
         ]
     if outcome.status == "skipped" and outcome.reason:
-        return [finding("not-a-module", f"Skipped {ctx.label}: {outcome.reason}.")]
+        return [finding("not-a-module", f"{said}Skipped {ctx.label}: {outcome.reason}.")]
     return []
 
 

@@ -100,6 +100,7 @@ async def check_document(
             exported=exported_class(subject, outcome),
             exported_as=exported_as(doc, subject),
             mode="strict" if outcome.strict else "non-strict",
+            compiled=subject.compile is not None,
             anchor=anchor_range(doc.source_text, subject),
             roots=options.roots,
             # a part fed what it received is the module its parent was built as: the parent's kind

@@ -42,6 +42,14 @@ class Code:
     # The other tracer, offered after the fix (`use strict mode`) when only one tracer refuses this:
     # dropped where both tracers are known to refuse (merge.py).
     switch: str = ""
+    # ExportLens's own: it could not build what to export, ran out of time, found no inputs or no
+    # place to check it, so torch said nothing. Never an error (issue 40): the CLI never exits 1 on
+    # an error torch would not raise; a finding re-said elsewhere (check/elsewhere.py) keeps it.
+    own: bool = False
+
+    def __post_init__(self) -> None:
+        if self.own and self.severity == "error":
+            raise ValueError(f"{self.code!r} is ExportLens's own (no torch verdict): it cannot be an error")
 
     @property
     def anchor(self) -> str:
@@ -62,5 +70,6 @@ def _c(
     fixes: tuple[str, ...] = (),
     undecided: bool = False,
     switch: str = "",
+    own: bool = False,
 ) -> Code:
-    return Code(code, why, fix, severity, url, refusal, tracer, library, fixes, undecided, switch)
+    return Code(code, why, fix, severity, url, refusal, tracer, library, fixes, undecided, switch, own)

@@ -33,13 +33,20 @@ CODES: dict[str, Code] = {
             refusal=False,
             tracer=None,
         ),
+        # Information, as every code of ExportLens's own (`own`): torch never saw the module. The
+        # inputs are what ExportLens rebuilt from the code (a loop's first call, a config's
+        # defaults): that they raise here says nothing of what `python script.py` does.
         _c(
             "inputs-error",
             "building the example inputs raised, so nothing was exported",
-            "fix the code that builds the inputs",
+            "if the script runs as it is, give the module inputs ExportLens can build (an "
+            "`example_inputs(self)` method, or a `torch.export.export(...)` call); else fix the code "
+            "that builds them",
+            severity="information",
             refusal=False,
             tracer=None,
             library=True,
+            own=True,
         ),
         _c(
             "needs-real-device",
@@ -50,14 +57,17 @@ CODES: dict[str, Code] = {
             refusal=False,
             tracer=None,
             library=True,
+            own=True,
         ),
         _c(
             "module-init-error",
-            "the module could not be constructed (`__init__` raised)",
+            "the module could not be constructed (`__init__` raised), so nothing was exported",
             "fix the constructor, or give the arguments it needs",
+            severity="information",
             refusal=False,
             tracer=None,
             library=True,
+            own=True,
         ),
         _c(
             "user-exit",
@@ -83,6 +93,7 @@ CODES: dict[str, Code] = {
             refusal=False,
             tracer=None,
             undecided=True,
+            own=True,
         ),
         _c(
             "syntax-error",
@@ -97,6 +108,7 @@ CODES: dict[str, Code] = {
             severity="information",
             tracer=None,
             fixes=("export-call",),
+            own=True,
         ),
         _c(
             "possible-later-failure",
@@ -115,6 +127,7 @@ CODES: dict[str, Code] = {
             severity="information",
             tracer="both",
             library=True,
+            own=True,
         ),
         _c(
             "recorded-inputs-failed",
@@ -125,6 +138,7 @@ CODES: dict[str, Code] = {
             severity="information",
             tracer="both",
             library=True,
+            own=True,
         ),
         _c(
             "not-a-module",
@@ -132,6 +146,7 @@ CODES: dict[str, Code] = {
             "nothing, unless it is a model: then derive it from `torch.nn.Module`",
             severity="information",
             tracer=None,
+            own=True,
         ),
         _c(
             "export-timeout",
@@ -144,6 +159,7 @@ CODES: dict[str, Code] = {
             tracer=None,
             severity="warning",
             undecided=True,
+            own=True,
         ),
         _c(
             "worker-crashed",
@@ -185,6 +201,7 @@ CODES: dict[str, Code] = {
             "trust the workspace to see export results",
             severity="information",
             tracer=None,
+            own=True,
         ),
         _c(
             "exports-unsupported-platform",
@@ -193,6 +210,7 @@ CODES: dict[str, Code] = {
             "run ExportLens inside WSL (VS Code: open the folder with the WSL extension)",
             severity="information",
             tracer=None,
+            own=True,
         ),
         _c(
             "notebook-skipped-name",
@@ -203,6 +221,7 @@ CODES: dict[str, Code] = {
             severity="information",
             refusal=False,
             tracer=None,
+            own=True,
         ),
     )
 }

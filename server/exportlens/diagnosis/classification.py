@@ -97,6 +97,38 @@ def _exit(f: Failure) -> Kind:
     return Kind("user-exit", f"{f.exc_type}({f.message})" if f.message else f.exc_type)
 
 
+def _exits(f: Failure) -> bool:
+    return bool(f.mro & {"SystemExit", "KeyboardInterrupt"})
+
+
+# Command-line parsers: a script's required argument exits (argparse: status 2) without the
+# arguments ExportLens never passes (worker/job/loader.py runs the script with none).
+_ARG_PARSERS = (
+    "/argparse.py",
+    "/click/",
+    "/typer/",
+    "/simple_parsing/",
+    "/absl/",
+    "/tyro/",
+    "/jsonargparse/",
+)
+
+
+def _exits_parsing_arguments(f: Failure) -> bool:
+    frames = f.record.get("frames") or []
+    parsing = any(any(p in str(frame.get("path", "")) for p in _ARG_PARSERS) for frame in frames)
+    return _exits(f) and parsing and f.stage in ("import", "inputs")
+
+
+def _exit_building(f: Failure) -> Kind:
+    """An exit of a command-line parser while the file is loaded or the module and inputs are
+    built: a script's required argument, which ExportLens does not pass (it passes none)."""
+    said = f"{f.exc_type}({f.message})" if f.message else f.exc_type
+    init = any(frame.get("name") == "__init__" for frame in f.facts.user_frames)
+    why = f"{said}: the script's command-line parsing exits; ExportLens runs it with no arguments"
+    return Kind("module-init-error" if init else "inputs-error", why)
+
+
 def _inputs(f: Failure) -> Kind:
     init = any(frame.get("name") == "__init__" for frame in f.facts.user_frames) or f.facts.library_init
     return Kind("module-init-error" if init else "inputs-error", f.error)
@@ -141,7 +173,10 @@ R = rule  # rows: name, the codes it yields, when it holds, the kind it makes
 CLASSIFY: tuple[Rule[Failure, Kind], ...] = (
     R("output torch cannot flatten", "unflattenable-output",
       lambda f: output_kind(f.record) is not None, _output),
-    R("the code exited", "user-exit", lambda f: bool(f.mro & {"SystemExit", "KeyboardInterrupt"}), _exit),
+    # ExportLens's own (issue 40): the script's arguments it does not pass
+    R("the script's argument parsing exited", {"module-init-error", "inputs-error"},
+      _exits_parsing_arguments, _exit_building),
+    R("the code exited", "user-exit", _exits, _exit),
     R("out of memory", "out-of-memory", _out_of_memory, lambda f: Kind("out-of-memory", f.first_line[:200])),
     R("building needed real values or the device", "needs-real-device", devices.needs_real,
       devices.needs_real_kind),

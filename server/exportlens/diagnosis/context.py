@@ -22,6 +22,13 @@ class DiagnosisContext:
     # `Net` (exported as `model`)
     exported: str | None = None
     exported_as: str | None = None
+    # A compile check (check/compiled.py): dynamo traced it as torch.compile does, not an export.
+    compiled: bool = False
+
+    @property
+    def shown_mode(self) -> str:
+        """A finding's `mode`: "compile" for a compile check, else the tracer that ran."""
+        return "compile" if self.compiled else self.mode
 
     @property
     def label(self) -> str:

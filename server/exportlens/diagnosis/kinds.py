@@ -30,6 +30,14 @@ _RAISED = re.compile(r"raised exception (?P<exc>\w+)\((?P<arg>.*)\)")
 _CONVERTERS = re.compile(r"^(float|int|bool|complex)\(")
 _UNBACKED_BOOL = re.compile(r"^(Eq|Ne)\(u\d+, [01]\)$")
 _MISMATCH = re.compile(r'got RuntimeError\("(?P<why>[^"]+)"\)')
+# An op that raised on fake tensors (gb4315): its name and what it raised are what to act on.
+_FAKE_CALL = re.compile(
+    r"Dynamo failed to run FX node with fake tensors: call_\w+ (?P<op>\S+?)\(.*\): "
+    r"got (?P<exc>\w+)\((?P<q>['\"])(?P<why>.*?)(?P=q)\)"
+)
+EAGER_TOO = (
+    "run the module eagerly on the same inputs: torch says the same call may fail there too; fix it there"
+)
 NOT_PYTREE = re.compile(
     r"Found <class '(?P<type>[\w.]+)'> in (?P<where>output|input)s?, which is not a known type"
 )
@@ -56,6 +64,9 @@ def graph_break_kind(code: str, message: str, record: FailureRecord, snippet: st
         detail = f"`{snippet}`"
     elif code == "cond-branch-aliases-input":
         detail = "a branch returns its input or a view of it"
+    elif code == "graph-break" and (fake_call := _FAKE_CALL.search(message)):
+        what = f"`{fake_call['op']}` raised {fake_call['exc']}: {short(fake_call['why'], 300)}"
+        return Kind(code, what, {"gb_type": gb_type, "gb_id": gb_id, "hint": EAGER_TOO})
     if code == "observed-exception":
         raised = _RAISED.search(message)
         if raised and statement.startswith("raise"):

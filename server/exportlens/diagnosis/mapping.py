@@ -159,7 +159,7 @@ def _one(record: FailureRecord, ctx: DiagnosisContext, sources: Sources) -> Find
         code=entry.code,
         message=message,
         module=ctx.module,
-        mode=ctx.mode,
+        mode=ctx.shown_mode,
         related=related,
         url=url_for(entry.code, kind.fix.get("gb_id")),
         fix=fix or None,
@@ -169,7 +169,11 @@ def _one(record: FailureRecord, ctx: DiagnosisContext, sources: Sources) -> Find
 def _message(code: str, kind: Kind, record: FailureRecord, ctx: DiagnosisContext) -> str:
     entry = registered(code)
     detail = f" ({kind.detail})" if kind.detail else ""
-    if not entry.refusal:
+    if ctx.compiled:  # a compile check: torch.compile's words, never an export's (docs/compile.md)
+        why = entry.why.replace("export refusal", "compile refusal").replace("was exported", "was compiled")
+        stopped = "" if not entry.refusal else f" torch.compile stopped on {ctx.label}."
+        head = f"torch.compile: {why[:1].upper()}{why[1:]}{detail}.{stopped}"
+    elif not entry.refusal:
         head = f"{entry.why[:1].upper()}{entry.why[1:]}{detail}."
     else:
         tracer = (

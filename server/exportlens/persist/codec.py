@@ -25,6 +25,7 @@ def finding_from(raw: dict[str, Any]) -> Finding:
         related=[Related(r["path"], range_from(r["range"]), r["message"]) for r in raw.get("related", [])],
         url=raw.get("url"),
         fix=raw.get("fix"),
+        proof=raw.get("proof"),
     )
 
 

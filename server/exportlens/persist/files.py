@@ -37,9 +37,9 @@ class FileCache:
         if stored is not None and stored.key == key:
             self.hits += 1
             return FileResult(doc.path, stored.results, stored.findings)
-        from ..check.placed import check_planned  # the diagnosis stack: imported for a miss only
+        from ..fixes.said import checked  # the diagnosis stack: imported for a miss only
 
-        result = await check_planned(engine, planned)
+        result = await checked(engine, planned)
         if not any(m.status in ("timeout", "crashed", "cancelled") for m in result.modules):
             # a timeout or a crash may not happen next time: never kept
             self.store.save(doc.path, context, {WHOLE: Stored(key, result.modules, result.diagnostics)}, KIND)

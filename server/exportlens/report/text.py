@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 from ..findings import FileResult, Range
 from ..notebook.located import in_cell
 from .paths import display_path
+
+# A message's advice: from " Fix: " to the end of its sentence (a period before a blank or the end)
+ADVICE = re.compile(r" Fix: .*?\.(?=\s|$)", re.S)
 
 
 def place(path: str, where: Range, cwd: Path) -> str:
@@ -18,12 +23,24 @@ def place(path: str, where: Range, cwd: Path) -> str:
     return f"{shown}:{where.start.line + 1}:{where.start.character + 1}"
 
 
+def said_fix(message: str, proof: dict[str, Any] | None) -> str:
+    """The message with its advice replaced by the fix the CLI proved, or by why none was
+    (fixes/said.py); as it is when nothing was tried."""
+    if proof is None:
+        return message
+    if proof.get("fix"):
+        instead = f" Fix (proven): {proof['fix']}."
+    else:
+        instead = f" No fix proven: {'; '.join(proof.get('refused') or [])}."
+    return ADVICE.sub(lambda _: instead, message, count=1)
+
+
 def render_text(results: list[FileResult], cwd: Path) -> str:
     lines: list[str] = []
     counts = {"exported": 0, "failed": 0}
     for result in results:
         for d in result.diagnostics:
-            first, *rest = d.message.splitlines() or [""]
+            first, *rest = said_fix(d.message, d.proof).splitlines() or [""]
             # A culprit may sit in another workspace file (a helper the module calls).
             lines.append(f"{place(d.path, d.range, cwd)}: {d.severity}[{d.code}]: {first}")
             lines += [f"    {line}" for line in rest]
