@@ -99,3 +99,25 @@ def test_a_call_in_a_loops_else_is_not_in_its_body() -> None:
         """
     )
     assert inputs["prelude"] == []
+
+
+def test_a_compiled_methods_instance_called_in_a_loop() -> None:
+    source = textwrap.dedent(
+        """
+        import torch
+
+        class Net(torch.nn.Module):
+            @torch.compile
+            def forward(self, x):
+                return x
+
+        net = Net()
+        for step in range(3):
+            x = torch.randn(2, 8)
+            out = net(x)
+        """
+    )
+    found = discover(source, "train.py")
+    (subject,) = found.subjects
+    assert subject.inputs["prelude"] == [[at(source, "for step"), 0, 1], [at(source, "x = torch"), 4]]
+    assert found.load_until == [at(source, "for step"), 0]

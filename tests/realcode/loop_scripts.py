@@ -263,6 +263,17 @@ while True:
         break
 """.replace("STEPPED", STEPPED)
 
+# nanoGPT with its evaluation cut, as a fork that never evaluates has it: the first call is then the
+# training loop's own, in `while True:`, `for micro_step in range(...)`, `with ctx:`, its batch from
+# `X, Y = get_batch("train")` just before it.
+_EVAL = NANOGPT_TRAIN[NANOGPT_TRAIN.index("@torch.no_grad()") : NANOGPT_TRAIN.index("def get_lr")]
+_EVALUATING = NANOGPT_TRAIN[
+    NANOGPT_TRAIN.index("    if iter_num % eval_interval") : NANOGPT_TRAIN.index(
+        "    if iter_num == 0 and eval_only"
+    )
+]
+NANOGPT_TRAIN_NO_EVAL = NANOGPT_TRAIN.replace(_EVAL, "").replace(_EVALUATING, "")
+
 # The canonical loop over a DataLoader of a TensorDataset, the compiled model's first call in it;
 # the model's `if h.sum() > 0` is refused (fullgraph=True) and is reached only through the loop.
 LOADER = """

@@ -19,7 +19,14 @@ import pytest
 from exportlens.discovery import discover
 from exportlens.engine import Engine
 from tests.conftest import WORKER_PYTHON, check, line_of
-from tests.realcode.loop_scripts import GENERATE, LOADER, NANOGPT_MODEL, NANOGPT_TRAIN, STEPPED
+from tests.realcode.loop_scripts import (
+    GENERATE,
+    LOADER,
+    NANOGPT_MODEL,
+    NANOGPT_TRAIN,
+    NANOGPT_TRAIN_NO_EVAL,
+    STEPPED,
+)
 from tests.worker_torch import WorkerTorch, exec_source
 
 pytestmark = pytest.mark.slow
@@ -57,18 +64,24 @@ result = [explained.graph_count, explained.graph_break_count]
 )
 
 
+NANOGPT_LOOPS = {
+    # nanoGPT's first call of the compiled model is `estimate_loss()`'s (run at iteration 0 of
+    # `while True:`), in `for split` and `for k`, its batch from `get_batch(split)` in that body
+    "as nanoGPT": (NANOGPT_TRAIN, ['for split in ["train", "val"]', "for k in range(eval_iters)"]),
+    # without the evaluation: the training loop's own call, its batch from `get_batch("train")`
+    "without its evaluation": (NANOGPT_TRAIN_NO_EVAL, ["while True:", "for micro_step in range("]),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(NANOGPT_LOOPS))
 async def test_nanogpt_train_script_is_checked_on_its_first_pass(
-    engine: Engine, write, worker_torch: WorkerTorch
+    engine: Engine, write, worker_torch: WorkerTorch, variant: str
 ) -> None:
-    """nanoGPT's first call of the compiled model is `estimate_loss()`'s, in `for split` and `for k`
-    (run at iteration 0 of `while True:`); the batch comes from `get_batch(split)` in that body."""
+    script, loops = NANOGPT_LOOPS[variant]
     write("model.py", NANOGPT_MODEL)
-    path = write("train.py", NANOGPT_TRAIN)
+    path = write("train.py", script)
     source = Path(path).read_text(encoding="utf-8")
-    assert [e[0] for e in _loop_entries(source, path)] == [
-        line_of(path, 'for split in ["train", "val"]') + 1,
-        line_of(path, "for k in range(eval_iters)") + 1,
-    ]
+    assert [e[0] for e in _loop_entries(source, path)] == [line_of(path, loop) + 1 for loop in loops]
     result = await check(engine, path)
     (gpt,) = result.modules
     assert (gpt.name, gpt.inputs, gpt.status) == ("GPT", "compile-call", "compiled")
