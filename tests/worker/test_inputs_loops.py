@@ -68,3 +68,20 @@ for xb in []:
     result = await check(engine, path)
     finding = only(result, "inputs-error")
     assert "the loop on line 9 has no first item" in finding.message, finding.message
+
+
+async def test_the_inner_loop_left_is_the_one_named(engine: Engine, write) -> None:
+    path = write(
+        "inner.py",
+        NET
+        + """
+for epoch in range(2):
+    for i in range(3):
+        if i == 0:
+            break
+        ep = torch.export.export(Net(), (torch.ones(2),))
+""",
+    )
+    result = await check(engine, path)
+    finding = only(result, "inputs-error")
+    assert "first pass of the loop on line 9 leaves it" in finding.message, finding.message

@@ -21,8 +21,8 @@ from ..wire.protocol import PRELUDE_ENTER
 _FIRST, _ENTERS, _REACHED, _PASS = (
     "__exportlens_first__",
     "__exportlens_enters__",
-    "__exportlens_reached__",
-    "_",
+    "__exportlens_reached__",  # the index of the loop whose pass runs, len(loops) at the call
+    "__exportlens_pass__",
 )
 
 
@@ -42,31 +42,35 @@ def run_prelude(entries: list[list[int]], tree: ast.Module, path: str, namespace
     if not entries:
         return
     top: list[ast.stmt] = []
-    level, loops = top, []
+    loops: list[ast.For | ast.While] = []
+    level = top  # where the next statement goes: the innermost pass
     for entry in entries:
         line, col = entry[0], entry[1]
         if len(entry) > 2 and entry[2] == PRELUDE_ENTER:
             loop = find_node(tree, (ast.For, ast.While), line, col)
-            loops.append(loop)
             level.append(_entry(loop))
             one_round = ast.For(_name(_PASS, ast.Store()), ast.Tuple([ast.Constant(0)], ast.Load()), [], [])
             level.append(ast.copy_location(one_round, loop))
             level = one_round.body
+            level.append(_reached(len(loops), loop))
+            loops.append(loop)
         else:
             level.append(find_node(tree, ast.stmt, line, col))
     if loops:
-        level.append(
-            ast.copy_location(ast.Assign([_name(_REACHED, ast.Store())], ast.Constant(True)), loops[-1])
-        )
+        level.append(_reached(len(loops), loops[-1]))
     program = ast.fix_missing_locations(ast.Module(body=top, type_ignores=[]))
-    namespace.update({_FIRST: _first, _ENTERS: _enters, _REACHED: False})
+    namespace.update({_FIRST: _first, _ENTERS: _enters, _REACHED: len(loops)})
     exec(compile(program, path, "exec"), namespace)  # noqa: S102
-    if loops and not namespace[_REACHED]:
-        lines = ", ".join(str(loop.lineno) for loop in loops)
+    if namespace[_REACHED] < len(loops):
         raise RuntimeError(
-            f"the first pass of the loop on line {lines} leaves it (`break` / `continue`) before the "
-            "call: its inputs are not known without running a second pass, which a check never does"
+            f"the first pass of the loop on line {loops[namespace[_REACHED]].lineno} leaves it (`break` / "
+            "`continue`) before the call: its inputs are not known without running a second pass, which "
+            "a check never does"
         )
+
+
+def _reached(index: int, where: ast.AST) -> ast.stmt:
+    return ast.copy_location(ast.Assign([_name(_REACHED, ast.Store())], ast.Constant(index)), where)
 
 
 def _entry(loop: ast.For | ast.While) -> ast.stmt:
