@@ -1,8 +1,9 @@
 """A model's first call inside a training or generation loop (issue 40): checked on the inputs of the
 loop's first pass, through the real worker, and torch itself agrees; the training step never runs.
 
-The scripts (tests/realcode/loop_scripts.py: nanoGPT's train.py and model.py in their shape, a
-DataLoader over a TensorDataset, a generation loop) write a marker file in their training step.
+The scripts (tests/realcode/loop_scripts.py and nanogpt_model.py: nanoGPT's train.py and model.py
+in their shape, a DataLoader over a TensorDataset, a generation loop) write a marker file in their
+training step.
 Run as scripts (eagerly, torch.compile returning the model as is, so in seconds), they write it;
 checked, they must not. Torch's verdict is read in the worker's torch on the same model and the
 same first batch: `torch._dynamo.explain`, `torch.compile(fullgraph=True)`, `export`.
@@ -22,11 +23,11 @@ from tests.conftest import WORKER_PYTHON, check, line_of
 from tests.realcode.loop_scripts import (
     GENERATE,
     LOADER,
-    NANOGPT_MODEL,
     NANOGPT_TRAIN,
     NANOGPT_TRAIN_NO_EVAL,
     STEPPED,
 )
+from tests.realcode.nanogpt_model import NANOGPT_MODEL
 from tests.worker_torch import WorkerTorch, exec_source
 
 pytestmark = pytest.mark.slow
