@@ -15,6 +15,7 @@ from ..syntax import dotted, resolve, span, torch_imports
 from .compile_calls import CompileCall, find_compile_calls
 from .export_calls import ExportCall, find_export_calls, load_stop
 from .infer import infer_inputs
+from .loops import prelude_spec
 
 EXAMPLE_METHODS = ("example_inputs", "get_example_inputs")
 _MODULE_BASES = ("torch.nn.", "nn.")
@@ -155,7 +156,7 @@ def _compiled_subjects(
             spec = {
                 "kind": "compile-call",
                 "call": list(span(call.first_call)),
-                "prelude": [[s.lineno, s.col_offset] for s in call.prelude],
+                "prelude": prelude_spec(call.prelude),
             }
         elif known and (
             method := next((m for m in EXAMPLE_METHODS if _has_method(classes[known], m, classes)), None)
@@ -275,7 +276,7 @@ def _call_spec(call: ExportCall) -> dict[str, Any]:
     return {
         "kind": "export-call",
         "call": list(span(call.node)),
-        "prelude": [[s.lineno, s.col_offset] for s in call.prelude],
+        "prelude": prelude_spec(call.prelude),
         "line": call.node.lineno - 1,
     }
 

@@ -2,8 +2,9 @@
 a method under `@torch.compile`, a function (`torch.compile(step)`, `@torch.compile def step`).
 
 Each compiled object bound to a top-level name is followed to its first top-level call
-(`out = model(torch.randn(2, 8))`): the inputs a user's first batch gives it. Loading the file
-stops before that statement (`first_compiled_call`), so loading never runs the compiled model.
+(`out = model(torch.randn(2, 8))`): the inputs a user's first batch gives it; in a loop (`for xb, yb
+in loader:`), those of the loop's first pass (loops.py). Loading the file stops before the top-level
+statement holding it (`first_compiled_call`), so loading never runs the compiled model.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ..syntax import contains_export_call, dotted, resolve
+from ..syntax import dotted, resolve
 from .built_class import built_class, statements_before
+from .loops import Step, path_to, read_nodes
 
 COMPILE_FUNCTIONS = {"torch.compile", "torch.compiler.compile"}
 # Top-level blocks whose statements do not run when the file loads: a first call there has a prelude.
@@ -27,8 +29,9 @@ class CompileCall:
     fullgraph: bool  # `fullgraph=True`: a graph break is an error
     dynamic: bool | None  # `dynamic=`: True / False, None when not said
     first_call: ast.Call | None  # the first call of the compiled object at the top level
-    # Statements run before evaluating that call: those of its `if __name__ == "__main__":` block
-    prelude: list[ast.stmt] = field(default_factory=list)
+    # What runs before evaluating that call: the statements of its `if __name__ == "__main__":`
+    # block before it, and the first pass of each loop holding it up to it (loops.py)
+    prelude: list[Step] = field(default_factory=list)
     function: str | None = None  # a plain function compiled (`torch.compile(fn)`, `@torch.compile`)
 
 
@@ -65,27 +68,21 @@ def _compiled_functions(tree: ast.Module, imports: dict[str, str]) -> list[Compi
 
 def _first_call_after(
     body: list[ast.stmt], name: str, imports: dict[str, str]
-) -> tuple[ast.Call | None, list[ast.stmt]]:
+) -> tuple[ast.Call | None, list[Step]]:
     """The first call of `name` in `body`; in a top-level `if` block or function (`main()`), with the
-    statements before it there (its prelude)."""
+    statements before it there (its prelude); in a loop, with the loop's first pass up to it."""
     for stmt in body:
         if isinstance(stmt, _BLOCKS):
             if (call := _first_call(stmt.body, name)) is not None:
-                prelude = _prelude(stmt.body, call, imports)
-                if not _reads_parameters(stmt, [*prelude, call]):
+                prelude = path_to(stmt.body, call, imports)
+                if not _reads_parameters(stmt, [*read_nodes(prelude), call]):
                     return call, prelude
             continue
         if (call := _first_call([stmt], name)) is not None:
-            return call, []
+            return call, path_to([stmt], call, imports)
         if any(isinstance(t, ast.Name) and t.id == name for t in getattr(stmt, "targets", [])):
             break  # rebound before it is called
     return None, []
-
-
-def _prelude(block: list[ast.stmt], first: ast.Call, imports: dict[str, str]) -> list[ast.stmt]:
-    """The statements of an `if` block run before its statement holding `first`."""
-    until = next(i for i, s in enumerate(block) if _holds(s, {first.lineno}))
-    return [s for s in block[:until] if not contains_export_call(s, imports)]
 
 
 def _compiled_methods(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
@@ -100,7 +97,10 @@ def _compiled_methods(tree: ast.Module, imports: dict[str, str]) -> list[Compile
             options = decorator if isinstance(decorator, ast.Call) else ast.Call(decorator, [], [])
             first = _first_instance_call(tree, cls.name)
             fullgraph, dynamic = _flag(options, "fullgraph") is True, _flag(options, "dynamic")
-            found.append(CompileCall(cls.name, decorator, cls.name, fullgraph, dynamic, first))
+            # loading ran the top level before the statement holding it: only that one's path is left
+            holding = [s for s in tree.body if first is not None and _holds(s, {first.lineno})][:1]
+            prelude = path_to(holding, first, imports) if first is not None else []
+            found.append(CompileCall(cls.name, decorator, cls.name, fullgraph, dynamic, first, prelude))
             break
     return found
 
@@ -144,13 +144,15 @@ def _compiled_objects(tree: ast.Module, imports: dict[str, str]) -> list[Compile
             fullgraph, dynamic = _flag(call, "fullgraph") is True, _flag(call, "dynamic")
             if nested:
                 first = _first_call(block[index + 1 :], name)
-                prelude = _prelude(block, first, imports) if first is not None else []
+                prelude = path_to(block, first, imports) if first is not None else []
+                if first is None and isinstance(owner, ast.If):  # `if compile: model = torch.compile(model)`
+                    first, prelude = _first_call_after(tree.body[tree.body.index(owner) + 1 :], name, imports)
             else:  # at the top level: called there, or in `if __name__ == "__main__":` after its prelude
                 first, prelude = _first_call_after(block[index + 1 :], name, imports)
             compiled = CompileCall(name, call, class_name, fullgraph, dynamic, first, prelude)
             compiled.function = _function(module_expr, tree) if class_name is None else None
             if owner is not None and _reads_parameters(
-                owner, [stmt, *compiled.prelude, *([first] if first else [])]
+                owner, [stmt, *read_nodes(compiled.prelude), *([first] if first else [])]
             ):
                 continue  # `def train(model, loader)`: what it compiles and feeds is its caller's
             found.append(compiled)
@@ -179,10 +181,19 @@ def _function(expr: ast.expr | None, tree: ast.Module) -> str | None:
 
 
 def first_compiled_call(tree: ast.Module, imports: dict[str, str]) -> ast.stmt | None:
-    """The first top-level statement that calls a compiled object: where loading must stop."""
-    firsts = [c.first_call for c in find_compile_calls(tree, imports) if c.first_call is not None]
-    lines = {call.lineno for call in firsts}
+    """The first top-level statement that calls a compiled object: where loading must stop. Its
+    first call, and any call of its name at the top level after it is compiled: a first call in a
+    function (`def estimate_loss():`) leaves the loop at the top level that calls it too, which
+    loading must not run (a training loop)."""
+    compiled = find_compile_calls(tree, imports)
+    lines = {c.first_call.lineno for c in compiled if c.first_call is not None}
     run = [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    after = {c.name: getattr(c.node, "lineno", 0) for c in compiled if c.name != c.class_name}
+    for stmt in run:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id in after and node.lineno > after[node.func.id]:
+                    lines.add(node.lineno)
     return next((s for s in run if s.lineno <= max(lines, default=0) and _holds(s, lines)), None)
 
 

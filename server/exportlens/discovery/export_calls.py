@@ -1,7 +1,8 @@
 """Find `torch.export.export(...)` / `draft_export(...)` calls and what they export.
 
 For each call we record the statements that precede it in its block(s) --
-the *prelude* the worker runs before evaluating the call's arguments -- and
+the *prelude* the worker runs before evaluating the call's arguments, with the entry of each loop
+holding it (loops.py: a call in `for xb, yb in loader:` gets the first batch) -- and
 try to name the module class its first argument builds.
 """
 
@@ -13,12 +14,13 @@ from dataclasses import dataclass, field
 from ..syntax import child_bodies, contains_export_call, is_export_call
 from .built_class import built_class, statements_before
 from .compile_calls import first_compiled_call
+from .loops import Step, entering
 
 
 @dataclass
 class ExportCall:
     node: ast.Call
-    prelude: list[ast.stmt] = field(default_factory=list)
+    prelude: list[Step] = field(default_factory=list)
     class_name: str | None = None  # the class its first argument builds, when known
     target_text: str = ""  # source text of the first argument
 
@@ -30,9 +32,9 @@ def find_export_calls(tree: ast.Module, source: str, imports: dict[str, str]) ->
     stop = load_stop(tree, imports)
     loaded = {id(s) for s in tree.body[: tree.body.index(stop) if stop else len(tree.body)]}
 
-    def visit(body: list[ast.stmt], prelude: list[ast.stmt], scopes: list[list[ast.stmt]]) -> None:
+    def visit(body: list[ast.stmt], prelude: list[Step], scopes: list[list[ast.stmt]]) -> None:
         for index, stmt in enumerate(body):
-            before = prelude + [
+            before: list[Step] = prelude + [
                 s for s in body[:index] if id(s) not in loaded and not contains_export_call(s, imports)
             ]
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -43,7 +45,7 @@ def find_export_calls(tree: ast.Module, source: str, imports: dict[str, str]) ->
             for call in _calls_in_statement(stmt, imports):
                 calls.append(_describe(call, before, source, tree, scopes))
             for inner in child_bodies(stmt):
-                visit(inner, before, scopes)
+                visit(inner, before + entering(stmt, inner), scopes)
 
     visit(tree.body, [], [tree.body])
     return calls
@@ -67,7 +69,7 @@ def _calls_in_statement(stmt: ast.stmt, imports: dict[str, str]) -> list[ast.Cal
 
 
 def _describe(
-    call: ast.Call, prelude: list[ast.stmt], source: str, tree: ast.Module, scopes: list[list[ast.stmt]]
+    call: ast.Call, prelude: list[Step], source: str, tree: ast.Module, scopes: list[list[ast.stmt]]
 ) -> ExportCall:
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "mod"), None)
     text = ast.get_source_segment(source, first) or "" if first is not None else ""

@@ -2,12 +2,14 @@
 
 Four sources, decided statically by the engine's discovery:
 - "export-call": the user's own `export(...)` call.  We run the statements
-  that precede it in its block(s) (`prelude`, given by position), then
-  evaluate the call's arguments -- never the call itself, nothing after it.
+  that precede it in its block(s) (`prelude`, given by position; in a loop, its first pass up
+  to the call: prelude.py), then evaluate the call's arguments -- never the call itself,
+  nothing after it.
 - "example-inputs": `Cls().example_inputs()` (or `get_example_inputs`).
 - "inferred": `Cls()` with an input expression built from its first layer.
 - "compile-call": the first call of an object the file compiles (`out = model(x)`): the object
-  and the call's arguments, evaluated where loading stopped (before that statement).
+  and the call's arguments, evaluated where loading stopped (before that statement), after its
+  prelude as for an export call.
 - "recorded": a part of a module with real inputs (built from `parent`, one of the above), fed
   random tensors like those it received there (part_inputs.py).
 """
@@ -23,6 +25,8 @@ import torch
 
 from ..core.attempt import Attempt
 from ..wire.protocol import CompileCallInputs, ExportCallInputs, InputsSpec
+from .prelude import find_node as _find
+from .prelude import run_prelude
 
 
 def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module) -> Attempt:
@@ -65,24 +69,11 @@ def _split_inputs(value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
     return (value,), {}
 
 
-def _find(tree: ast.AST, kind: type, *place: int) -> Any:
-    """The node of `kind` at `place`: (line, col), or (line, col, end_line, end_col) where nodes
-    nest from one start (`export(m, args).module()`, `model(x).sum()`: two calls at one place)."""
-    for node in ast.walk(tree):
-        if isinstance(node, kind):
-            where = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
-            if where[: len(place)] == place:
-                return node
-    raise LookupError(f"no {kind.__name__} at {':'.join(map(str, place))} (the buffer changed?)")
-
-
 def _from_export_call(
     spec: ExportCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
 ) -> Attempt:
     call: ast.Call = _find(tree, ast.Call, *spec["call"])
-    prelude = [_find(tree, ast.stmt, line, col) for line, col in spec["prelude"]]
-    if prelude:
-        exec(compile(ast.Module(body=prelude, type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+    run_prelude(spec["prelude"], tree, path, namespace)
 
     def value(node: ast.expr) -> Any:
         return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307
@@ -110,9 +101,7 @@ def _from_compiled_call(
     spec: CompileCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
 ) -> Attempt:
     call: ast.Call = _find(tree, ast.Call, *spec["call"])
-    prelude = [_find(tree, ast.stmt, line, col) for line, col in spec.get("prelude", [])]
-    if prelude:
-        exec(compile(ast.Module(body=prelude, type_ignores=[]), path, "exec"), namespace)  # noqa: S102
+    run_prelude(spec.get("prelude", []), tree, path, namespace)
 
     def value(node: ast.expr) -> Any:
         return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307

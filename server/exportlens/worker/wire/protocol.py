@@ -72,12 +72,18 @@ TARGET_OUT_OF_TIME = (
 
 
 # -- the job --------------------------------------------------------------------------------
+# A prelude entry `[line, col]` is a statement to run; `[line, col, PRELUDE_ENTER]` is the loop there
+# entered for its first pass (its `for` target bound from its first item, its `while` condition
+# evaluated once): the entries after it are statements of its body (worker/job/prelude.py).
+PRELUDE_ENTER = 1
+
+
 class ExportCallInputs(TypedDict):
     """The file's own `export(...)` call: its statements before it, then its arguments."""
 
     kind: Literal["export-call"]
     call: list[int]  # [line, col, end_line, end_col]: a call chained on it starts there too
-    prelude: list[list[int]]  # [line, col] of each statement run before it
+    prelude: list[list[int]]  # [line, col] of each statement run before it, loop entries marked
     line: int  # 0-based line of the call
 
 
@@ -86,7 +92,7 @@ class CompileCallInputs(TypedDict):
 
     kind: Literal["compile-call"]
     call: list[int]  # [line, col, end_line, end_col] (`model(x).sum()`: two calls start at `model`)
-    prelude: list[list[int]]  # [line, col] of each statement run before it (a `__main__` block's)
+    prelude: list[list[int]]  # as ExportCallInputs's: a `__main__` block's, a loop's first pass
 
 
 class CompileSpec(TypedDict):
