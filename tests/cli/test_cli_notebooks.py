@@ -54,7 +54,7 @@ def test_a_name_only_a_skipped_cell_binds_is_said_not_run(tmp_path: Path) -> Non
     _notebook(
         tmp_path,
         "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n",
-        f"open({str(canary)!r}, 'w').write('ran')\ndata = torch.ones(2, 3)\n",
+        f"open({str(canary)!r}, 'w').write('ran')\ndata = torch.load('batch.pt')\n",
         "torch.export.export(Net(), (data,))\n",
     )
     out = run_cli("nb.ipynb", "--no-cache", cwd=tmp_path)
@@ -70,3 +70,32 @@ def test_a_file_that_is_no_notebook_is_said_not_crashed_on(tmp_path: Path) -> No
     (tmp_path / "bad.ipynb").write_text("not json")
     out = run_cli(".", "--no-cache", cwd=tmp_path)
     assert out.stdout.startswith("bad.ipynb:1:1: error[syntax-error]: Cannot read this notebook"), out.stdout
+
+
+# The usual shape (pytorch/tutorials' quickstart_tutorial.py, as a notebook): the model's class, a
+# cell that builds it and trains it, then the export cell, which reads the trained `model`.
+QUICKSTART = (
+    "import torch\nfrom torch import nn\n",
+    "class NeuralNetwork(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.flatten = nn.Flatten()\n        self.fc = nn.Linear(28 * 28, 10)\n\n"
+    "    def forward(self, x):\n        h = self.fc(self.flatten(x))\n        if h.sum() > 0:\n"
+    "            return h\n        return -h\n",
+    'device = "cuda" if torch.cuda.is_available() else "cpu"\nmodel = NeuralNetwork().to(device)\n'
+    "loss_fn = nn.CrossEntropyLoss()\noptimizer = torch.optim.SGD(model.parameters(), lr=1e-3)\n"
+    "batches = torch.load('train_batches.pt')\nfor X, y in batches:\n"
+    "    loss = loss_fn(model(X), y)\n    loss.backward()\n    optimizer.step()\n",
+    "x = torch.randn(1, 28, 28)\nprogram = torch.export.export(model.eval(), (x,))\n",
+)
+
+
+@pytest.mark.slow
+def test_a_notebook_that_trains_first_is_checked_in_its_model_cell(tmp_path: Path) -> None:
+    """The cell that builds `model` and trains it: `model = NeuralNetwork().to(device)` runs, the
+    training loop and the batches' `torch.load` do not; the refusal lands in the model's cell, and
+    the export cell says nothing false."""
+    _notebook(tmp_path, *QUICKSTART)
+    out = run_cli("nb.ipynb", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    found = [(d["cell"], d["range"]["start"]["line"], d["code"]) for f in json.loads(out.stdout)["files"]
+             for d in f["diagnostics"]]  # fmt: skip
+    assert found == [(2, 8, "data-dependent-branch")], found  # `if h.sum() > 0:`, nothing else

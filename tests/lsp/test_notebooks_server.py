@@ -174,7 +174,7 @@ async def test_guarded_notebook_error_on_its_cell_and_training_never_runs(server
 
 
 async def test_a_name_only_a_skipped_cell_binds_is_said_on_the_export_cell(server: Session) -> None:
-    data = "data = torch.randn(2, 4)\nraise RuntimeError('loaded')\n"
+    data = "data = torch.load('batch.pt')\nraise RuntimeError('loaded')\n"  # read, not built
     export = "model = Gate()\ntorch.export.export(model, (data,))\n"
     notebook = Notebook(server, "skipped.ipynb", [Cell(0, IMPORTS + GATE), Cell(1, data), Cell(2, export)])
     await notebook.checked(1)

@@ -80,3 +80,18 @@ def test_an_edit_inserted_where_a_cell_starts_goes_to_the_cell_before() -> None:
     assert isinstance(edit, types.TextEdit)
     assert edit.range.start == types.Position(line=0, character=len("import torch"))
     assert edit.new_text == "\nfrom torch.export import Dim"
+
+
+def test_a_training_cells_model_construction_runs_and_its_loop_does_not() -> None:
+    from tests.cli.test_cli_notebooks import QUICKSTART
+
+    doc = notebook_document("/nowhere/nb.ipynb", [Cell(i, text) for i, text in enumerate(QUICKSTART)])
+    kept = {line.strip() for line in doc.text.splitlines() if line.strip()}
+    assert {
+        'device = "cuda" if torch.cuda.is_available() else "cpu"',
+        "model = NeuralNetwork().to(device)",
+    } <= kept
+    assert not {
+        line for line in kept if "optimizer" in line or "torch.load" in line or line.startswith("for ")
+    }
+    assert runs_of(doc).missing == []

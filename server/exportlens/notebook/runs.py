@@ -3,9 +3,10 @@
 A notebook is not a script: its cells load data, train, write checkpoints, plot. A check runs
 only what defines the model: from every code cell, the imports, `def` and `class` statements and
 assignments of constants; the cell with the export call runs whole, as a script would (its
-statements before the call build the model and its inputs). Every other statement becomes blank
-lines, so the worker runs a text with the notebook's line numbers and every line it reports is in
-its cell. A name the export cell reads that only a skipped statement binds is said, never run.
+statements before the call build the model and its inputs), and so do the plain assignments of the
+other cells that build what it reads (`model = Net().to(device)` above a training loop:
+building.py). Every other statement becomes blank lines, so the worker runs a text with the
+notebook's line numbers and every line it reports is in its cell. A name the export cell reads that only a skipped statement binds is said, never run.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..document import Document
 from ..findings import Finding
 from ..syntax import contains_export_call, import_aliases
 from ..textpos import SourceText
+from .building import bound, builders
 from .cells import Cell, Notebook
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -58,6 +60,11 @@ def decide(notebook: Notebook) -> Runs:
             kept.append(stmt)
         else:
             skipped.append(stmt)
+    # what the export cell reads that the skipped cells build (the model, its inputs): building.py
+    exporting = [s for s in kept if (sp := notebook.span_of_line(s.lineno - 1)) and id(sp) in export_cells]
+    built = builders(exporting, kept, skipped)
+    kept = sorted([*kept, *built], key=lambda s: s.lineno)
+    skipped = [s for s in skipped if s not in built]
     lines = notebook.text.split("\n")
     blanked: set[int] = set()
     for stmt in skipped:
@@ -109,8 +116,8 @@ def _first_line(stmt: ast.stmt) -> int:
 
 
 def _missing(export: list[ast.stmt], kept: list[ast.stmt], skipped: list[ast.stmt]) -> list[ast.Name]:
-    bound_kept = set().union(*(_bound(s) for s in kept)) if kept else set()
-    bound_skipped = set().union(*(_bound(s) for s in skipped)) if skipped else set()
+    bound_kept = set().union(*(bound(s) for s in kept)) if kept else set()
+    bound_skipped = set().union(*(bound(s) for s in skipped)) if skipped else set()
     only_skipped = bound_skipped - bound_kept - set(dir(builtins))
     first: dict[str, ast.Name] = {}
     for stmt in export:
@@ -120,25 +127,6 @@ def _missing(export: list[ast.stmt], kept: list[ast.stmt], skipped: list[ast.stm
                 if known is None or (node.lineno, node.col_offset) < (known.lineno, known.col_offset):
                     first[node.id] = node
     return sorted(first.values(), key=lambda n: (n.lineno, n.col_offset))
-
-
-def _bound(stmt: ast.stmt) -> set[str]:
-    """The module-level names a statement binds (not those of the functions and classes it defines)."""
-    names: set[str] = set()
-    todo: list[ast.AST] = [stmt]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-            continue
-        elif isinstance(node, ast.Lambda):
-            continue
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).partition(".")[0])
-        todo.extend(ast.iter_child_nodes(node))
-    return names
 
 
 def _exported_from(doc: Document, notebook: Notebook, line: int) -> str | None:
