@@ -28,6 +28,7 @@ from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .platforms import exports_unsupported, static_results
 from .report import render
+from .report.coverage import coverage
 
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
@@ -146,6 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"a worker daemon this run starts exits after S seconds unused (default"
         f" {DEFAULT.daemon_idle_seconds:g})",
     )
+    check.add_argument(
+        "--unchecked-exit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="exit status when modules were found and none could be checked (default"
+        f" {DEFAULT.unchecked_exit}; 0: pass)",
+    )
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
@@ -177,6 +186,7 @@ def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
         "all_failures": False if args.first_failure_only else None,
         "daemon": False if args.no_daemon else None,
         "daemon_idle_seconds": args.daemon_idle,
+        "unchecked_exit": args.unchecked_exit,
     }
     return {name: value for name, value in given.items() if value is not None}
 
@@ -362,7 +372,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         return EXIT_USAGE
     report(args.format, results, versions)
-    return exit_status(results)
+    status = exit_status(results)
+    if status == EXIT_CLEAN and coverage(results, Path.cwd()).nothing_checked:
+        return file_settings(str(args.files[0]), args.explicit)[0].unchecked_exit if args.files else status
+    return status
 
 
 def report(output_format: str, results: list[FileResult], versions: dict[str, str]) -> None:

@@ -54,6 +54,7 @@ def test_defaults_are_the_declared_ones() -> None:
         "compile": "auto",
         "daemon": True,
         "daemonIdleSeconds": 600.0,
+        "uncheckedExit": 3,
     }
 
 

@@ -362,6 +362,17 @@ class Settings:
         ),
     )
 
+    unchecked_exit: int = _setting(
+        3,
+        Spec(
+            "integer",
+            "int ≥ 0: the CLI's exit status when it found modules and checked none of them (0: pass)",
+            minimum=0,
+            cli="--unchecked-exit",
+            toml="unchecked-exit",
+        ),
+    )
+
     def results_key(self) -> tuple[Any, ...]:
         """What an export's result depends on besides the source: a change drops the cache."""
         return tuple(getattr(self, s.field) for s in SPECS if s.results)

@@ -9,6 +9,7 @@ from typing import Any
 from .. import __version__
 from ..findings import FileResult, Range
 from ..notebook.located import in_cell
+from .coverage import coverage
 from .paths import display_path
 
 
@@ -24,6 +25,7 @@ def report_object(results: list[FileResult], versions: dict[str, str], cwd: Path
                 _cell_of(rel, related.path, related.range)
                 rel["path"] = display_path(rel["path"], cwd)
         files.append(entry)
+    found = coverage(results, cwd)
     return {
         "exportlens": __version__,
         "torch": versions.get("torch", ""),
@@ -35,6 +37,11 @@ def report_object(results: list[FileResult], versions: dict[str, str], cwd: Path
             else None
         ),
         "files": files,
+        # every module found: checked (how) or not (why), report/coverage.py
+        "coverage": {
+            "checked": {"real": found.real, "recorded": found.recorded, "guessed": found.guessed},
+            "not_checked": [{"module": label, "why": why} for label, why in found.unchecked],
+        },
     }
 
 

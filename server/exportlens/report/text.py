@@ -8,6 +8,7 @@ from typing import Any
 
 from ..findings import FileResult, Range
 from ..notebook.located import in_cell
+from .coverage import coverage, coverage_lines
 from .paths import display_path
 
 # A message's advice: from " Fix: " to the end of its sentence (a period before a blank or the end)
@@ -55,4 +56,5 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
         f"{len(results)} file(s): {counts['exported']} module export(s) succeeded, "
         f"{counts['failed']} failed{compiled}; {errors} error(s)"
     )
+    lines += coverage_lines(coverage(results, cwd))
     return "\n".join(lines) + "\n"
