@@ -58,3 +58,13 @@ def test_an_unknown_target_is_an_internal_failure_not_a_skip() -> None:
     assert result["target"] == "tflite" and not result["ok"]
     assert "no lowering named 'tflite'" in result.get("internal", "")
     assert lower(["export"], None, None, "model.py", Budget(10.0)) == []
+
+
+def test_each_lowering_code_is_named_after_its_target() -> None:
+    """`onnx-no-translation` is the onnx target's: a code's target is its prefix, one per code."""
+    from exportlens.codes.lowerings import CODES as LOWERING_CODES
+    from exportlens.diagnosis.lowerings import NOT_RUN
+
+    for code in set(LOWERING_CODES) - {NOT_RUN}:
+        owners = [t.name for t in TARGETS if t.module is not None and code.startswith(f"{t.name}-")]
+        assert len(owners) == 1, f"{code}: of {owners or 'no target'}"
