@@ -121,3 +121,15 @@ async def test_long_graphs_are_truncated_with_a_link(server: Session) -> None:
     assert text is not None and "[Open the whole graph](command:exportlens.showGraph?" in text
     whole = await server.command("exportlens.graph", uri, "Deep")
     assert whole["code"].count("aten.linear") == 24 and text.count("aten.linear") < 24
+
+
+async def test_hover_on_the_squiggled_line_explains_the_finding(server: Session) -> None:
+    """What a plain LSP client (Neovim's `K`) shows on the failing line: the finding itself."""
+    diagnostics = await server.open("hover_bad.py", GUARDED)
+    uri = (server.root / "hover_bad.py").resolve().as_uri()
+    (branch,) = [d for d in diagnostics if d.code == "data-dependent-branch"]
+    at = branch.range.start
+    text = await server.hover(uri, at.line, at.character + 1)
+    assert text is not None and "`data-dependent-branch` (error)" in text, text
+    assert branch.message in text and "*Fix:*" in text
+    assert await server.hover(uri, line_of(GUARDED, "return torch.relu(y)"), 12) is None

@@ -1,9 +1,9 @@
 """Hover, from the cache only (never waits for an export).
 
-On a module's class name or its `def forward`: its status (module_status.py, the lens's line),
-then the export summary.  On a line
-inside `forward`: the ATen ops that line became.  Marked stale when the
-module's text changed since that export.
+On a squiggled range: the finding's explanation, fix and links (finding_hover.py). On a module's
+class name or its `def forward`: its status (module_status.py, the lens's line), then the export
+summary. On a line inside `forward`: the ATen ops that line became. Marked stale when the module's
+text changed since that export.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ..check.covered import holder
 from ..discovery import Subject
 from . import notebooks
 from .app import ExportLensServer
+from .finding_hover import finding_text
 from .module_status import module_status
 from .session import Snapshot
 from .state import ModuleEntry
@@ -41,9 +42,11 @@ def register(server: ExportLensServer) -> None:
         uri, line, _ = notebooks.joined(ls, params.text_document.uri, params.position.line)
         if uri not in ls.session.files:
             return None
-        text = hover_text(ls.session.snapshot(uri), line)
-        if text is None:
+        snap = ls.session.snapshot(uri)
+        said = [t for t in (finding_text(snap, line, params.position.character), hover_text(snap, line)) if t]
+        if not said:
             return None
+        text = "\n\n---\n\n".join(said)
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
 

@@ -6,7 +6,8 @@ assignments of constants; the cell with the export call runs whole, as a script 
 statements before the call build the model and its inputs), and so do the plain assignments of the
 other cells that build what it reads (`model = Net().to(device)` above a training loop:
 building.py). Every other statement becomes blank lines, so the worker runs a text with the
-notebook's line numbers and every line it reports is in its cell. A name the export cell reads that only a skipped statement binds is said, never run.
+notebook's line numbers and every line it reports is in its cell. A name the export cell reads
+that only a skipped statement binds is said, never run.
 """
 
 from __future__ import annotations
