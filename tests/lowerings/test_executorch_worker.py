@@ -12,6 +12,7 @@ from exportlens.check import CheckOptions, check_file
 from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
+from tests.custom_ops import scale_op
 from tests.lowerings import python_without
 
 ISSUE_MODEL = """
@@ -33,6 +34,15 @@ ISSUE_MODEL = """
 SORTED = ISSUE_MODEL.format(sort="torch.sort(y, dim=1)")
 # The same values through topk (the runtime has aten::topk.values): the program loads and runs.
 TOPK = ISSUE_MODEL.format(sort="torch.topk(y, y.shape[1], dim=1, largest=False)")
+
+SCALED = """
+
+class Scaled(torch.nn.Module):
+    def forward(self, x):
+        return scale(x) + 1
+
+torch.export.export(Scaled().eval(), (torch.ones(3),))
+"""
 
 DELEGATED = """
     import torch
@@ -70,7 +80,7 @@ async def test_sort_is_a_missing_kernel_and_cumsum_is_not_delegated_on_their_lin
     result = await _check(engine, path)
     missing = only(result, "executorch-missing-kernel")
     assert missing.severity == "error" and missing.range.start.line == line_of(path, "torch.sort(")
-    assert missing.message.startswith("ExecuTorch: no kernel for `aten::sort.values` in the ExecuTorch")
+    assert missing.message.startswith("ExecuTorch: no kernel for `aten::sort.values` in the runtime")
     assert "Missing operator: aten::sort.values" in missing.message and "torch.topk(" in missing.message
     portable = only(result, "executorch-not-delegated")
     assert portable.severity == "warning" and portable.range.start.line == line_of(path, "torch.cumsum(")
@@ -127,3 +137,43 @@ async def test_without_executorch_installed_the_target_says_so_as_information(wr
         "`pip install executorch`"
     )
     assert [d.code for d in result.diagnostics] == ["target-not-run"]
+
+
+FLOAT64 = """
+    import torch
+
+    class Double(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x * 2, 0)
+
+    torch.export.export(Double().eval(), (torch.randn(3, 8, dtype=torch.float64),))
+"""
+
+
+async def test_nothing_delegated_is_a_warning_on_the_module_and_the_line_says_why(
+    engine: Engine, write
+) -> None:
+    path = write("double.py", FLOAT64)
+    result = await _check(engine, path)
+    none = only(result, "executorch-no-delegate")
+    assert none.severity == "warning" and none.range.start.line == line_of(path, "class Double")
+    line = only(result, "executorch-not-delegated")
+    assert line.range.start.line == line_of(path, "torch.cumsum(")
+    assert "`aten.mul.Tensor` (XNNPACK's partitioner refused it: invalid dtype)" in line.message
+    assert "`aten.cumsum.default` (XNNPACK has no support for it)" in line.message
+    lowering = _executorch(result)
+    assert lowering["ok"] is True and lowering["facts"]["delegated_subgraphs"] == 0
+
+
+async def test_a_custom_op_without_an_out_variant_is_refused_by_to_executorch_on_its_line(
+    engine: Engine, write
+) -> None:
+    path = write("scaled.py", scale_op("el_et") + SCALED)
+    result = await _check(engine, path)
+    refused = only(result, "executorch-emit-error")
+    assert refused.severity == "error" and refused.range.start.line == line_of(path, "return scale(x) + 1")
+    assert refused.message.startswith(
+        "ExecuTorch: `to_executorch` refused the program at `el_et.scale.default` (RuntimeError: Missing "
+        "out variants: {'el_et::scale'})"
+    )
+    assert [d.code for d in result.diagnostics] == ["executorch-emit-error"]

@@ -30,6 +30,7 @@ NO_VALUES = (
     "not lowered to ExecuTorch: the model was built {why}, so there are no weights to put in a `.pte`."
     " Set `exportlens.device` to `cpu` (`--device cpu`) or raise `metaAboveMb`."
 )
+_PACKET = re.compile(r"\b([a-z_]\w*)::(\w+)\b")
 _OP = re.compile(r"\b(aten|dim_order_ops|quantized_decomposed|[a-z_]\w*)(?:::|\.)(\w+)\.(\w+)\b")
 
 
@@ -115,11 +116,14 @@ def refusal(code: str, step: str, exc: BaseException, program: Any) -> LoweringF
     node, op = _named(program, text)
     where = f" at `{op}`" if op else ""
     reason = _first_lines(chain[-1]) or type(chain[-1]).__name__
-    message = (
-        f"{step} refused the program{where} ({type(chain[-1]).__name__}: {reason.rstrip('.')}). Rewrite the "
-        "line with ops the edge dialect and the runtime take (Core ATen, static or bounded shapes), or "
-        "lower it with another backend."
+    hint = (
+        "A custom op needs an out variant (`ns::op.out`, registered with torch.library) and its kernel in "
+        "the runtime build, or a backend whose partitioner delegates it."
+        if "Missing out variants" in text
+        else "Rewrite the line with ops the edge dialect and the runtime take (Core ATen, static or bounded "
+        "shapes), or lower it with another backend."
     )
+    message = f"{step} refused the program{where} ({type(chain[-1]).__name__}: {reason.rstrip('.')}). {hint}"
     return target_finding(code, "error", message, node, op)
 
 
@@ -134,6 +138,10 @@ def _named(program: Any, text: str) -> tuple[Any, str]:
     for match in _OP.finditer(text):
         op = f"{match[1]}.{match[2]}.{match[3]}"
         if op in by_op:
+            return by_op[op], op
+    for match in _PACKET.finditer(text):  # `{'mylib::scale'}`: the op without its overload
+        op = next((name for name in by_op if name.startswith(f"{match[1]}.{match[2]}.")), "")
+        if op:
             return by_op[op], op
     return None, ""
 

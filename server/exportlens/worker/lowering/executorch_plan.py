@@ -77,21 +77,32 @@ def _is_op(node: Any) -> bool:
 
 
 def _not_delegated(portable: list[Any], reasons: dict[str, str]) -> list[LoweringFinding]:
-    findings: list[LoweringFinding] = []
-    seen: set[tuple[str, int | None]] = set()
+    """One warning per line: the ops of its nodes left out, each with the partitioner's reason."""
+    lines: dict[tuple[str, int | None], list[Any]] = {}
     for node in portable:
         frames = node_frames(node)
-        op = op_name(node.target)
-        if not frames or (op, frames[-1]["line"]) in seen or len(findings) >= LIMIT:
-            continue
-        seen.add((op, frames[-1]["line"]))
-        said = reasons.get(str(node.name))
-        why = f"XNNPACK's partitioner refused it: {said}" if said else "XNNPACK's partitioner has no support"
+        if frames:  # a node a pass made, with no line: counted in the facts only
+            lines.setdefault((frames[-1]["path"], frames[-1]["line"]), []).append(node)
+    findings: list[LoweringFinding] = []
+    for nodes in list(lines.values())[:LIMIT]:
+        said: dict[str, str] = {}
+        for node in nodes:
+            reason = reasons.get(str(node.name))
+            why = f"XNNPACK's partitioner refused it: {reason}" if reason else "XNNPACK has no support for it"
+            said.setdefault(op_name(node.target), why)
+        if len(said) == 1:
+            ((op, why),) = said.items()
+            what = f"`{op}` is not delegated ({why}): it runs on ExecuTorch's portable CPU kernel"
+        else:
+            ops = [f"`{op}` ({why})" for op, why in said.items()]
+            what = f"{', '.join(ops[:-1])} and {ops[-1]} are not delegated: they run on portable CPU kernels"
         message = (
-            f"`{op}` is not delegated ({why}): it runs on ExecuTorch's portable CPU kernel, outside XNNPACK. "
-            "Rewrite the line with ops and dtypes XNNPACK takes, or accept the portable kernel's speed."
+            f"{what}, outside XNNPACK. Rewrite the line with ops and dtypes XNNPACK takes, or accept the "
+            "portable kernel's speed."
         )
-        findings.append(target_finding("executorch-not-delegated", "warning", message, node, op))
+        findings.append(
+            target_finding("executorch-not-delegated", "warning", message, nodes[0], next(iter(said)))
+        )
     return findings
 
 
@@ -133,7 +144,7 @@ def _missing(kernel: str, node: Any) -> LoweringFinding:
     spelling = SPELLINGS.get(kernel.partition(".")[0])
     instead = f"rewrite the line as {spelling}, " if spelling else "rewrite the line with an op it has, "
     message = (
-        f"no kernel for `{kernel}` in the ExecuTorch runtime: the `.pte` builds but its method fails to load "
+        f"no kernel for `{kernel}` in the runtime: the `.pte` builds but its method fails to load "
         f'("Missing operator: {kernel}"). To run it, {instead}register a custom kernel for it in the '
         "runtime build, or lower it with a backend whose partitioner delegates it."
     )

@@ -28,7 +28,7 @@ def load(buffer: bytes) -> tuple[Any, str]:
 
 def load_refusal(said: str) -> LoweringFinding:
     message = (
-        f"the `.pte` builds but ExecuTorch's runtime does not load its `forward` method ({said}). Check the "
+        f"the `.pte` builds but the runtime does not load its `forward` method ({said}). Check the "
         "operators and backends the runtime build has (`Runtime.get().operator_registry`, "
         "`backend_registry`)."
     )
@@ -64,7 +64,7 @@ def _run_refusal(label: str, exc: BaseException) -> LoweringFinding:
     said = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ''}"
     dynamic = label != "the example inputs"
     message = (
-        f"ExecuTorch's runtime refuses {label}"
+        f"the runtime refuses {label}"
         + (", inside the dim's range, that torch.export accepts" if dynamic else "")
         + f" ({said})."
         + (" Give the dim a `max` in `dynamic_shapes` the memory plan can keep." if dynamic else "")
