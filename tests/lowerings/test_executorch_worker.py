@@ -177,3 +177,33 @@ async def test_a_custom_op_without_an_out_variant_is_refused_by_to_executorch_on
         "out variants: {'el_et::scale'})"
     )
     assert [d.code for d in result.diagnostics] == ["executorch-emit-error"]
+
+
+INT_AND_KWARG = """
+    import torch
+
+    class Scaled(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 4)
+
+        def forward(self, x, n: int, *, bias=None):
+            y = self.fc(x) * n
+            return y + bias if bias is not None else y
+
+    torch.export.export(Scaled().eval(), (torch.randn(2, 8), 3), {"bias": torch.randn(4)})
+"""
+
+
+async def test_an_int_and_a_keyword_input_reach_the_pte_in_order(engine: Engine, write) -> None:
+    path = write("scaled.py", INT_AND_KWARG)
+    result = await _check(engine, path)
+    lowering = _executorch(result)
+    assert lowering["ok"] is True and lowering["facts"]["numeric_checks"] == ["the example inputs"]
+    # torch 2.13 + executorch 1.5.1: the int becomes a tensor whose dtype copy XNNPACK refuses
+    copy = only(result, "executorch-not-delegated")
+    assert copy.range.start.line == line_of(path, "y = self.fc(x) * n")
+    assert (
+        "(a dtype or memory-format copy, `.to()`; XNNPACK's partitioner refused it: invalid dtype)"
+        in copy.message
+    )

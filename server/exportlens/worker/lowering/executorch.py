@@ -41,13 +41,14 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResu
         why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
         findings = [target_finding("target-not-run", "information", NO_VALUES.format(why=why))]
         return {"target": "executorch", "ok": False, "findings": findings}
-    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
-    from executorch.exir import to_edge_transform_and_lower
-
     from .executorch_plan import delegation, missing_kernels
 
     reasons: dict[str, str] = {}
     with budget.bounded(share=0.6):  # the rest for to_executorch and the runtime
+        # Imported in the bound: seconds in a cold child (torchao, the XNNPACK partitioner).
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+        from executorch.exir import to_edge_transform_and_lower
+
         try:
             with _why_not_delegated(reasons):
                 edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])

@@ -25,6 +25,10 @@ SPELLINGS = {
 }
 
 
+# What an op that passes insert is, in the user's words.
+PLAIN = {"dim_order_ops._to_dim_order_copy.default": "a dtype or memory-format copy, `.to()`"}
+
+
 def delegation(edge: Any, reasons: dict[str, str]) -> tuple[dict[str, Any], list[LoweringFinding]]:
     """Facts (delegated / total op nodes, the backends, the portable ops) and the findings: each op
     left out of the delegates, a warning on its line; none delegated at all, one on the module."""
@@ -89,7 +93,8 @@ def _not_delegated(portable: list[Any], reasons: dict[str, str]) -> list[Lowerin
         for node in nodes:
             reason = reasons.get(str(node.name))
             why = f"XNNPACK's partitioner refused it: {reason}" if reason else "XNNPACK has no support for it"
-            said.setdefault(op_name(node.target), why)
+            op = op_name(node.target)
+            said.setdefault(op, f"{PLAIN[op]}; {why}" if op in PLAIN else why)
         if len(said) == 1:
             ((op, why),) = said.items()
             what = f"`{op}` is not delegated ({why}): it runs on ExecuTorch's portable CPU kernel"

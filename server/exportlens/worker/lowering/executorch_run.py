@@ -2,9 +2,9 @@
 inputs and, for each dynamic dim, at a second size inside its range (numeric.py's input sets),
 against eager PyTorch with the onnx check's tolerance (values.py).
 
-The method gets the flat tensor leaves of `(args, kwargs)`, the exported program's user inputs in
-order; a method that fails to load without a missing kernel named (executorch_plan.py) is an error
-on the module with the runtime's text.
+The method gets the flat leaves of `(args, kwargs)` (tensors and the ints torch.export kept), the
+exported program's user inputs in order; a method that fails to load without a missing kernel
+named (executorch_plan.py) is an error on the module with the runtime's text.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def run(method: Any, program: Any, attempt: Any, checked: list[str]) -> list[Low
     with torch.no_grad():
         for label, args, kwargs in input_sets(program, attempt.args, attempt.kwargs or {}):
             want = [t for t in leaves_of(attempt.module(*args, **kwargs)) if isinstance(t, torch.Tensor)]
-            inputs = [t for t in leaves_of((args, kwargs)) if isinstance(t, torch.Tensor)]
+            inputs = leaves_of((args, kwargs))  # the program's user inputs, ints among them
             try:
                 got = [t for t in method.execute(inputs) if isinstance(t, torch.Tensor)]
             except Exception as exc:  # noqa: BLE001 - the runtime's refusal of these inputs
