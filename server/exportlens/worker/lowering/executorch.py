@@ -41,7 +41,7 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResu
         why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
         findings = [target_finding("target-not-run", "information", NO_VALUES.format(why=why))]
         return {"target": "executorch", "ok": False, "findings": findings}
-    from .executorch_plan import delegation, missing_kernels
+    from .executorch_plan import delegation, missing_kernels, user_line
 
     reasons: dict[str, str] = {}
     with budget.bounded(share=0.6):  # the rest for to_executorch and the runtime
@@ -54,7 +54,7 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResu
                 edge = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
         except Exception as exc:  # noqa: BLE001 - ExecuTorch's refusal, placed on the user's line
             return _refused("executorch-lowering-error", "`to_edge_transform_and_lower`", exc, program)
-    facts, findings = delegation(edge.exported_program(), reasons)
+    facts, findings = delegation(edge.exported_program(), reasons, path)
     with budget.bounded(share=0.5):
         try:
             manager = edge.to_executorch()
@@ -68,8 +68,8 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResu
         method, said = load(buffer)
         if method is None:  # the kernels the registry lacks say why; else the runtime's words
             missing = missing_kernels(manager) or [load_refusal(said)]
-            lines = {_line(m) for m in missing} - {None}
-            findings = [f for f in findings if _line(f) not in lines] + missing
+            lines = {user_line(m.get("frames") or [], path) for m in missing} - {None}
+            findings = [f for f in findings if user_line(f.get("frames") or [], path) not in lines] + missing
         else:
             facts["numeric_checks"] = []
             findings += run(method, program, attempt, facts["numeric_checks"])
@@ -98,12 +98,6 @@ def _why_not_delegated(reasons: dict[str, str]) -> Iterator[None]:
         logger.removeHandler(handler)
         logger.setLevel(level)
         logger.propagate = propagate
-
-
-def _line(finding: LoweringFinding) -> tuple[str, int | None] | None:
-    """Where a finding lands: its innermost frame (a missing kernel's line needs no portable warning)."""
-    frames = finding.get("frames") or []
-    return (frames[-1]["path"], frames[-1]["line"]) if frames else None
 
 
 def _refused(code: str, step: str, exc: BaseException, program: Any) -> LoweringResult:

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..wire.records import LoweringFinding
+from ..wire.records import Frame, LoweringFinding
 from .nodes import node_frames, op_name, target_finding
 
 LIMIT = 50  # findings of one kind per module
+SHOWN = 4  # ops named in one line's warning
 # A spelling of the op that ExecuTorch's portable kernels have (checked in the 1.5.1 registry).
 SPELLINGS = {
     "aten::sort": "`torch.topk(x, x.shape[dim], dim, largest=descending)` (the runtime has topk)",
@@ -29,7 +30,7 @@ SPELLINGS = {
 PLAIN = {"dim_order_ops._to_dim_order_copy.default": "a dtype or memory-format copy, `.to()`"}
 
 
-def delegation(edge: Any, reasons: dict[str, str]) -> tuple[dict[str, Any], list[LoweringFinding]]:
+def delegation(edge: Any, reasons: dict[str, str], path: str) -> tuple[dict[str, Any], list[LoweringFinding]]:
     """Facts (delegated / total op nodes, the backends, the portable ops) and the findings: each op
     left out of the delegates, a warning on its line; none delegated at all, one on the module."""
     from executorch.exir.lowered_backend_module import LoweredBackendModule
@@ -53,7 +54,7 @@ def delegation(edge: Any, reasons: dict[str, str]) -> tuple[dict[str, Any], list
         "backends": dict(backends),
         "portable_ops": sorted({op_name(n.target) for n in portable}),
     }
-    findings = _not_delegated(portable, reasons)
+    findings = _not_delegated(portable, reasons, path)
     if portable and not subgraphs:
         message = (
             "no subgraph was delegated to XNNPACK: every op runs on ExecuTorch's portable kernels (slow on a "
@@ -80,13 +81,21 @@ def _is_op(node: Any) -> bool:
     return hasattr(node.target, "_schema") and hasattr(node.target, "_overloadname")
 
 
-def _not_delegated(portable: list[Any], reasons: dict[str, str]) -> list[LoweringFinding]:
+def user_line(frames: list[Frame], path: str) -> tuple[str, int | None] | None:
+    """The line a finding lands on, near enough to group by: the innermost frame in the checked file,
+    else outside site-packages (the server picks the user's frame itself), else the innermost."""
+    mine = [f for f in frames if f["path"] == path] or [f for f in frames if "site-packages" not in f["path"]]
+    chosen = mine or frames
+    return (chosen[-1]["path"], chosen[-1]["line"]) if chosen else None
+
+
+def _not_delegated(portable: list[Any], reasons: dict[str, str], path: str) -> list[LoweringFinding]:
     """One warning per line: the ops of its nodes left out, each with the partitioner's reason."""
     lines: dict[tuple[str, int | None], list[Any]] = {}
     for node in portable:
-        frames = node_frames(node)
-        if frames:  # a node a pass made, with no line: counted in the facts only
-            lines.setdefault((frames[-1]["path"], frames[-1]["line"]), []).append(node)
+        line = user_line(node_frames(node), path)
+        if line is not None:  # a node a pass made, with no line: counted in the facts only
+            lines.setdefault(line, []).append(node)
     findings: list[LoweringFinding] = []
     for nodes in list(lines.values())[:LIMIT]:
         said: dict[str, str] = {}
@@ -100,6 +109,8 @@ def _not_delegated(portable: list[Any], reasons: dict[str, str]) -> list[Lowerin
             what = f"`{op}` is not delegated ({why}): it runs on ExecuTorch's portable CPU kernel"
         else:
             ops = [f"`{op}` ({why})" for op, why in said.items()]
+            if len(ops) > SHOWN:
+                ops = [*ops[: SHOWN - 1], f"{len(ops) - SHOWN + 1} more"]
             what = f"{', '.join(ops[:-1])} and {ops[-1]} are not delegated: they run on portable CPU kernels"
         message = (
             f"{what}, outside XNNPACK. Rewrite the line with ops and dtypes XNNPACK takes, or accept the "
