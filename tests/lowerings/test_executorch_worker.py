@@ -207,3 +207,34 @@ async def test_an_int_and_a_keyword_input_reach_the_pte_in_order(engine: Engine,
         "(a dtype or memory-format copy, `.to()`; XNNPACK's partitioner refused it: invalid dtype)"
         in copy.message
     )
+
+
+UNBOUNDED = """
+    import torch
+    from torch.export import Dim
+
+    class Grow(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x))
+
+    torch.export.export(Grow().eval(), (torch.randn(3, 8),), dynamic_shapes=({0: Dim("n")},))
+"""
+
+
+async def test_a_dim_without_a_max_is_refused_by_the_runtime_at_its_second_size(
+    engine: Engine, write
+) -> None:
+    path = write("grow.py", UNBOUNDED)
+    result = await _check(engine, path)
+    refused = only(result, "executorch-run-error")
+    assert refused.severity == "error" and refused.range.start.line == line_of(path, "class Grow")
+    assert refused.message.startswith(
+        "ExecuTorch: the runtime refuses size 4 of the dynamic dim 0 of `x`, inside the dim's range, that "
+        "torch.export accepts (RuntimeError: method->set_inputs() for method 'forward' failed"
+    )
+    assert "Give the dim a `max` in `dynamic_shapes`" in refused.message
+    assert _executorch(result)["facts"]["numeric_checks"] == ["the example inputs"]
