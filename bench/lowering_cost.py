@@ -1,4 +1,4 @@
-"""What each target (`core-aten`, `onnx`, `aoti`) costs next to a plain export (warm, in-process, CPU s).
+"""What each target (`core-aten`, `onnx`, `executorch`, `aoti`) costs next to a plain export (warm, CPU s).
 
     PYTHONPATH=server python bench/lowering_cost.py [--repeat N] [--transformer LAYERS] [--no-aoti]
 
@@ -77,7 +77,7 @@ def main() -> None:
     options = parser.parse_args()
     spec = transformer(options.transformer) if options.transformer else mlp()
     module, args = build(spec)
-    targets = ("core-aten", "onnx") if options.no_aoti else ("core-aten", "onnx", "aoti")
+    targets = ("core-aten", "onnx", "executorch") + (() if options.no_aoti else ("aoti",))
     cold = one_run(module, args, targets)
     runs = [one_run(module, args, targets) for _ in range(options.repeat)]
     print(f"{spec.label}; torch {torch.__version__}; median of {options.repeat} warm runs (CPU s, with g++)")

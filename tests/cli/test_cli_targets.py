@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from tests.cli.test_cli import run_cli
@@ -47,3 +48,27 @@ def test_targets_in_text_json_and_sarif(tmp_path: Path) -> None:
     assert [
         (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]
     ] == [("onnx-no-translation", LINE)]
+
+
+def test_executorch_target_on_issue_41s_model(tmp_path: Path) -> None:
+    """`--target executorch`: the sort line an error (no kernel in the runtime), the cumsum line not
+    delegated (a warning), nothing on the delegated Linear / relu line; JSON carries the facts."""
+    from tests.lowerings.test_executorch_worker import SORTED
+
+    source = textwrap.dedent(SORTED).lstrip("\n")
+    (tmp_path / "ranked.py").write_text(source)
+    lines = source.splitlines()
+    sort = 1 + next(i for i, line in enumerate(lines) if "torch.sort(" in line)
+    cumsum = 1 + next(i for i, line in enumerate(lines) if "torch.cumsum(" in line)
+    out = run_cli("ranked.py", "--no-cache", "--target", "executorch", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    (entry,) = json.loads(out.stdout)["files"]
+    found = [(d["code"], d["severity"], d["range"]["start"]["line"] + 1) for d in entry["diagnostics"]]
+    assert sorted(found) == [
+        ("executorch-missing-kernel", "error", sort),
+        ("executorch-not-delegated", "warning", cumsum),
+    ], found
+    (module,) = entry["modules"]
+    (target,) = module["targets"]
+    assert target["target"] == "executorch" and target["ok"] is False
+    assert target["facts"]["delegated"] == "2/4 nodes" and target["facts"]["pte_bytes"] > 1000

@@ -10,6 +10,7 @@ start a process (tests/slow.py).
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,23 @@ needs_onnx = pytest.mark.skipif(
     and not (worker_has("onnx") and worker_has("onnxscript") and worker_has("onnxruntime")),
     reason="the worker's interpreter has no onnx / onnxscript / onnxruntime (EXPORTLENS_TEST_PYTHON)",
 )
+
+
+def python_without(folder: Path, *packages: str) -> str:
+    """This interpreter with its site-packages minus the packages whose names start with `packages`:
+    a user's torch without them. `-S` keeps site (and its .pth files) out; a folder of links is the path."""
+    import torch
+
+    site = Path(torch.__file__).resolve().parent.parent
+    links = folder / "site"
+    links.mkdir()
+    for entry in site.iterdir():
+        if not entry.name.lower().startswith((*packages, "~")):
+            (links / entry.name).symlink_to(entry)
+    wrapper = folder / f"python-without-{packages[0]}"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{links}" exec "{sys.executable}" -S "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper)
 
 
 # A custom op that returns an int (a SymInt to inductor): torch.export takes it, AOTInductor's C++

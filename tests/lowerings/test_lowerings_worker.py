@@ -5,7 +5,6 @@ information. The custom ops are real torch.library ops; ONNX's verdicts are torc
 from __future__ import annotations
 
 import os
-import sys
 import textwrap
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
 from tests.custom_ops import scale_op
-from tests.lowerings import MLP, needs_onnx
+from tests.lowerings import MLP, needs_onnx, python_without
 from tests.paths import ROOT
 
 NET = """
@@ -108,20 +107,8 @@ async def test_export_only_runs_no_lowering(engine: Engine, write) -> None:
 
 
 def torch_without_onnx(folder: Path) -> str:
-    """This interpreter with its site-packages minus onnx, onnxscript and onnxruntime: a user's
-    torch without them. `-S` keeps site (and its .pth files) out; a folder of links is the path."""
-    import torch
-
-    site = Path(torch.__file__).resolve().parent.parent
-    links = folder / "site"
-    links.mkdir()
-    for entry in site.iterdir():
-        if not entry.name.lower().startswith(("onnx", "~")):
-            (links / entry.name).symlink_to(entry)
-    wrapper = folder / "python-without-onnx"
-    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{links}" exec "{sys.executable}" -S "$@"\n')
-    wrapper.chmod(0o755)
-    return str(wrapper)
+    """This interpreter without onnx, onnxscript and onnxruntime: a user's torch without them."""
+    return python_without(folder, "onnx")
 
 
 async def test_without_onnx_installed_the_target_says_so_as_information(write, tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from .model import Code, _c
 ONNX_DOCS = "https://pytorch.org/docs/stable/onnx_export.html"
 AOTI_DOCS = "https://pytorch.org/docs/stable/torch.compiler_aot_inductor.html"
 EXECUTORCH_OPS = "https://pytorch.org/executorch/stable/ir-ops-set-definition.html"
+EXECUTORCH_XNNPACK = "https://pytorch.org/executorch/stable/backends-xnnpack.html"
+EXECUTORCH_KERNELS = "https://pytorch.org/executorch/stable/kernel-library-custom-aten-kernel.html"
 
 CODES: dict[str, Code] = {
     c.code: c
@@ -94,6 +96,78 @@ CODES: dict[str, Code] = {
             "`torch.testing.assert_close`'s tolerance",
             "compare the module in eager and compiled on these inputs; report the op to PyTorch (inductor)",
             AOTI_DOCS,
+            severity="warning",
+            tracer=None,
+        ),
+        _c(
+            "executorch-lowering-error",
+            "ExecuTorch's `to_edge_transform_and_lower` refuses the program: the edge dialect's verifier, a "
+            "pass or the partitioner raised",
+            "read ExecuTorch's message; rewrite the line it names with Core ATen ops and shapes the edge "
+            "dialect keeps, or lower it with another backend",
+            EXECUTORCH_OPS,
+            tracer=None,
+        ),
+        _c(
+            "executorch-emit-error",
+            "ExecuTorch's `to_executorch` refuses the lowered program: memory planning (a dynamic dim "
+            "without a bound), the emitter, or an out-variant it has no kernel signature for",
+            "give each dynamic dim a `max` in `dynamic_shapes`; rewrite the line ExecuTorch names",
+            EXECUTORCH_OPS,
+            tracer=None,
+        ),
+        _c(
+            "executorch-missing-kernel",
+            "the `.pte` builds, but ExecuTorch's runtime has no kernel for an operator of it and its method "
+            'fails to load ("Missing operator: aten::sort.values")',
+            "rewrite the line with an op the runtime has (the message names one where there is one), "
+            "register a custom kernel for the op in the runtime build, or lower it with a backend that "
+            "delegates it",
+            EXECUTORCH_KERNELS,
+            tracer=None,
+        ),
+        _c(
+            "executorch-not-delegated",
+            "an op is left out of the XNNPACK delegate: it runs on ExecuTorch's portable CPU kernel, usually "
+            "much slower on a device",
+            "rewrite the line with ops and dtypes XNNPACK takes (float32 / float16, or quantize the "
+            "program), or accept the portable kernel",
+            EXECUTORCH_XNNPACK,
+            severity="warning",
+            tracer=None,
+        ),
+        _c(
+            "executorch-no-delegate",
+            "ExecuTorch lowered the program with no subgraph delegated to XNNPACK: it runs on the portable "
+            "kernels only",
+            "use ops and dtypes XNNPACK takes, or lower with another backend's partitioner",
+            EXECUTORCH_XNNPACK,
+            severity="warning",
+            tracer=None,
+        ),
+        _c(
+            "executorch-load-error",
+            "ExecuTorch's runtime does not load the `.pte`'s method, for a reason other than a missing "
+            "kernel (a backend missing from the runtime build, a corrupt program)",
+            "read the runtime's error code; check the backends and operators of the runtime build",
+            EXECUTORCH_KERNELS,
+            tracer=None,
+        ),
+        _c(
+            "executorch-run-error",
+            "the `.pte` loads but ExecuTorch's runtime refuses inputs torch.export accepts: on the example "
+            "inputs, or at a size inside a dynamic dim's range beyond what the memory plan keeps",
+            "give the dim a `max` in `dynamic_shapes` the runtime can plan for; check the inputs' dtypes",
+            EXECUTORCH_OPS,
+            tracer=None,
+        ),
+        _c(
+            "executorch-numeric-mismatch",
+            "the `.pte` runs in ExecuTorch's runtime but its outputs differ from eager PyTorch beyond "
+            "tolerance",
+            "compare the module's ops in eager and in the `.pte`: a delegate's kernel or a portable kernel "
+            "computes something else (a dtype, an accumulation order); report it to ExecuTorch",
+            EXECUTORCH_XNNPACK,
             severity="warning",
             tracer=None,
         ),

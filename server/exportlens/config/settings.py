@@ -270,7 +270,8 @@ class Settings:
             client=Client(
                 "Where your program ships, checked after each clean export: `export` (torch.export only), "
                 "`core-aten` (the Core ATen opset ExecuTorch needs), `onnx` (torch.onnx.export, then ONNX "
-                "Runtime against eager when installed). `aoti` runs only from its command. "
+                "Runtime against eager when installed), `executorch` (lowered with XNNPACK, the `.pte` run "
+                "by ExecuTorch's runtime against eager, when installed). `aoti` runs only from its command. "
                 "See docs/targets.md.",
                 default=["export"],
             ),

@@ -20,9 +20,12 @@ def node_frames(node: Any) -> list[Frame]:
 
 
 def op_name(target: Any) -> str:
-    """`aten.index_put.default`, `mylib.scale.default`: the name torch prints for a node's target."""
-    name = getattr(target, "_name", None)
+    """`aten.index_put.default`, `aten.add.Tensor`, `mylib.scale.default`: the name torch prints for a
+    node's target (an OpOverload, or ExecuTorch's EdgeOpOverload around one).  From the schema's
+    name: an OpOverload's `_name` already ends with its overload when that is not `default`."""
+    schema = getattr(target, "_schema", None)
     overload = getattr(target, "_overloadname", None)
+    name = getattr(schema, "name", None)
     if isinstance(name, str) and isinstance(overload, str):
         return f"{name.replace('::', '.')}.{overload}"
     return str(target)

@@ -29,5 +29,6 @@ TARGETS: tuple[Target, ...] = (
     Target("core-aten", "Core ATen", ".core_aten"),
     Target("onnx", "ONNX", ".onnx", needs=("onnx", "onnxscript")),
     Target("aoti", "AOTInductor", ".aoti", on_demand=True, timeout=600.0),
+    Target("executorch", "ExecuTorch", ".executorch", needs=("executorch",)),
 )
 BY_NAME: dict[str, Target] = {t.name: t for t in TARGETS}
