@@ -164,7 +164,8 @@ async def test_a_module_that_cannot_be_constructed(bad_server: Session) -> None:
     diagnostics = await bad_server.open("unbuildable.py", text)
     by_module = {d.data["module"]: d for d in diagnostics if isinstance(d.data, dict)}
     assert set(by_module) == {"NeedsArgs", "Raises"}, [(d.code, d.message) for d in diagnostics]
-    assert all(d.severity == types.DiagnosticSeverity.Error for d in diagnostics)
+    # ExportLens built them as it read the code, torch said nothing: never an error (issue 40)
+    assert all(d.severity == types.DiagnosticSeverity.Information for d in diagnostics)
     assert "width" in by_module["NeedsArgs"].message
     assert "no model for you" in by_module["Raises"].message
     lines = textwrap.dedent(text).lstrip("\n").splitlines()
