@@ -17,7 +17,7 @@ from .check.plan import PlannedFile, plan_file
 from .check.sites import SiteIndex
 from .check.suppression import as_configured
 from .codes import registered
-from .config.files import walk
+from .config.files import excluded, walk
 from .config.project import Project, project_of
 from .config.settings import COMPILE_CHOICES, Settings
 from .engine import Engine, EngineOptions
@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         " pyproject.toml's exclude)",
     )
     check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="skip a file named on the command line that exclude matches too (pre-commit names each)",
+    )
+    check.add_argument(
         "--ignore",
         action="append",
         default=None,
@@ -187,6 +192,7 @@ def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
         "daemon": False if args.no_daemon else None,
         "daemon_idle_seconds": args.daemon_idle,
         "unchecked_exit": args.unchecked_exit,
+        "force_exclude": True if args.force_exclude else None,
     }
     return {name: value for name, value in given.items() if value is not None}
 
@@ -198,18 +204,20 @@ def file_settings(path: str, explicit: dict[str, Any]) -> tuple[Settings, Projec
 
 
 def python_files(paths: list[str], explicit: dict[str, Any] | None = None) -> list[Path]:
-    """The files named, and the Python files of the folders named that are the user's own
-    (config/files.py: no virtual environment, hidden, build or git-ignored folder, no `exclude`)."""
+    """The files named (but those `exclude` matches with `force-exclude`), and the Python files of
+    the folders named that are the user's own (config/files.py: no virtual environment, hidden,
+    build or git-ignored folder, no `exclude`)."""
     explicit = explicit or {}
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
+        settings, project = file_settings(raw, explicit)
+        base = os.getcwd() if "exclude" in explicit else project.folder
         if path.is_dir():
-            settings, project = file_settings(raw, explicit)
-            base = os.getcwd() if "exclude" in explicit else project.folder
             files += walk(raw, settings.exclude, base)
         elif path.is_file():
-            files.append(path)
+            if not (settings.force_exclude and excluded(raw, settings.exclude, base)):
+                files.append(path)
         else:
             raise FileNotFoundError(f"no such file or folder: {raw}")
     return files
