@@ -357,8 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_UNDECIDED if status == EXIT_CLEAN and unexported else status
     try:
         results, versions = asyncio.run(run_check(args))
-        if args.diff:  # ruff's: the diff only, 1 when a file would change
-            return EXIT_FINDINGS if conclude(args.fixed, False, Path.cwd()) else exit_status(results)
+        if args.diff:  # ruff's: the diff only; 1 when a file would change, else 0
+            return EXIT_FINDINGS if conclude(args.fixed, False, Path.cwd()) else EXIT_CLEAN
         if args.fix and conclude(args.fixed, True, Path.cwd()):
             args.fix = False  # the re-check of what --fix left: its report and exit status
             results, versions = asyncio.run(run_check(args))

@@ -12,7 +12,9 @@ from tests.cli.test_cli import run_cli
 from tests.paths import ROOT
 from tests.worker_torch import WorkerTorch
 
-# torch.cond's branches must give one dtype: the rewrite's proof fails (tests/cli/test_cli_proven_fix.py)
+# Unprovable: torch.cond's branches must give one dtype, the rewrite's proof fails
+# (tests/cli/test_cli_proven_fix.py). Listy: its branches write into a list in place, the rewrite
+# is refused before any proof (the issue's case).
 REFUSED = """
 import torch
 from torch import nn
@@ -25,8 +27,19 @@ class Unprovable(nn.Module):
         return x
 
 
+class Listy(nn.Module):
+    def forward(self, x):
+        out = []
+        if x.sum() > 0:
+            out.append(x + 1)
+        else:
+            out.append(x - 1)
+        return out[0]
+
+
 if __name__ == "__main__":
     torch.export.export(Unprovable(), (torch.randn(4, 8),))
+    torch.export.export(Listy(), (torch.randn(4),))
 """
 
 # Two findings in one file: two proven fixes, applied in turn, one write.
@@ -86,9 +99,11 @@ def test_fix_leaves_a_folder_that_exports(tmp_path: Path, worker_torch: WorkerTo
     assert all(after[name] != before[name] for name in FIXABLE), fixed.stderr
     # The re-check: only the refused file's finding is left, and it never says the refused rewrite.
     assert fixed.returncode == 1, fixed.stdout + fixed.stderr
-    (left,) = [line for line in fixed.stdout.splitlines() if ": error[" in line]
-    assert left.startswith("refused.py:") and "No fix proven: Rewrite as torch.cond (does not export" in left
-    assert "Fix (proven)" not in left and "Fix: use" not in left, left
+    unprovable, listy = [line for line in fixed.stdout.splitlines() if ": error[" in line]
+    assert unprovable.startswith("refused.py:") and listy.startswith("refused.py:"), fixed.stdout
+    assert "No fix proven: Rewrite as torch.cond (does not export" in unprovable, unprovable
+    assert "No fix proven: Rewrite as torch.cond: " in listy and "`out.append()` mutates" in listy, listy
+    assert all("Fix (proven)" not in line and "Fix: use" not in line for line in (unprovable, listy))
     assert "4 proven fix(es) in 3 file(s) applied" in fixed.stderr, fixed.stderr
     assert fixed.stderr.count("two.py: fixed: Rewrite as torch.cond") == 2, fixed.stderr
 
@@ -108,3 +123,6 @@ def test_fix_leaves_a_folder_that_exports(tmp_path: Path, worker_torch: WorkerTo
     # torch itself exports what --fix left.
     for name in FIXABLE:
         assert exports(worker_torch, tmp_path / name), name
+    # Nothing proven left: --diff prints nothing and passes (ruff's).
+    nothing = run_cli("refused.py", "--diff", cwd=tmp_path, cache=cache)
+    assert (nothing.returncode, nothing.stdout) == (0, ""), nothing.stderr
