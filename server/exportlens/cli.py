@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import logging
 import os
 import sys
@@ -17,18 +18,20 @@ from .check.plan import PlannedFile, plan_file
 from .check.sites import SiteIndex
 from .check.suppression import as_configured
 from .codes import registered
-from .config.files import walk
+from .config.files import excluded, walk
 from .config.project import Project, project_of
 from .config.settings import COMPILE_CHOICES, Settings
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
+from .fixes.apply_cli import conclude, fix_files
 from .lowerings import LOWERINGS
 from .persist.files import FileCache
 from .persist.store import ResultStore, default_folder
 from .platforms import exports_unsupported, static_results
 from .report import render
 from .report.coverage import coverage
+from .report.once import said_once
 
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
@@ -114,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
         " pyproject.toml's exclude)",
     )
     check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="skip a file named on the command line that exclude matches too (pre-commit names each)",
+    )
+    check.add_argument(
         "--ignore",
         action="append",
         default=None,
@@ -155,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit status when modules were found and none could be checked (default"
         f" {DEFAULT.unchecked_exit}; 0: pass)",
     )
+    check.add_argument("--fix", action="store_true", help="apply the proven fixes, then check again")
+    check.add_argument("--diff", action="store_true", help="print the proven fixes as a diff; write nothing")
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
@@ -180,13 +190,14 @@ def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
         "device": args.device,
         "compile": args.compile,
         "python": args.python,
-        "targets": lowerings(args) if args.target is not None else None,
+        "targets": tuple(dict.fromkeys(("export", *args.target))) if args.target is not None else None,
         "exclude": tuple(args.exclude) if args.exclude is not None else None,
         "ignore": tuple(args.ignore) if args.ignore is not None else None,
         "all_failures": False if args.first_failure_only else None,
         "daemon": False if args.no_daemon else None,
         "daemon_idle_seconds": args.daemon_idle,
         "unchecked_exit": args.unchecked_exit,
+        "force_exclude": True if args.force_exclude else None,
     }
     return {name: value for name, value in given.items() if value is not None}
 
@@ -198,18 +209,20 @@ def file_settings(path: str, explicit: dict[str, Any]) -> tuple[Settings, Projec
 
 
 def python_files(paths: list[str], explicit: dict[str, Any] | None = None) -> list[Path]:
-    """The files named, and the Python files of the folders named that are the user's own
-    (config/files.py: no virtual environment, hidden, build or git-ignored folder, no `exclude`)."""
+    """The files named (but those `exclude` matches with `force-exclude`), and the Python files of
+    the folders named that are the user's own (config/files.py: no virtual environment, hidden,
+    build or git-ignored folder, no `exclude`)."""
     explicit = explicit or {}
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
+        settings, project = file_settings(raw, explicit)
+        base = os.getcwd() if "exclude" in explicit else project.folder
         if path.is_dir():
-            settings, project = file_settings(raw, explicit)
-            base = os.getcwd() if "exclude" in explicit else project.folder
             files += walk(raw, settings.exclude, base)
         elif path.is_file():
-            files.append(path)
+            if not (settings.force_exclude and excluded(raw, settings.exclude, base)):
+                files.append(path)
         else:
             raise FileNotFoundError(f"no such file or folder: {raw}")
     return files
@@ -264,6 +277,9 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
             _check(engine, cache, p, settings[str(f)]) for f, p in zip(args.files, planned, strict=True)
         ]
         results = said_once(list(await asyncio.gather(*checks)))
+        if args.fix or args.diff:  # each file's proven fixes, applied in turn (fixes/apply_cli.py)
+            again = [functools.partial(_check, engine, cache, settings=settings[str(f)]) for f in args.files]
+            args.fixed = await fix_files(list(zip(planned, results, again, strict=True)))
         info = engine.info
         daemon_used = engine.daemon
     finally:
@@ -296,29 +312,6 @@ async def _check(
     # keeps what the check found.
     (result.diagnostics,) = as_configured(planned.doc, settings, result.diagnostics)
     return result
-
-
-def said_once(results: list[FileResult]) -> list[FileResult]:
-    """A finding on another checked file, the same as that file's own result has (an export
-    script's failure on the model file it exports: the model's check through that script finds it
-    too), is said with that file only."""
-    own = {
-        r.path: {(d.range.start.line, d.range.start.character, d.code, d.message) for d in r.diagnostics}
-        for r in results
-    }
-    for result in results:
-        result.diagnostics = [
-            d
-            for d in result.diagnostics
-            if d.path == result.path
-            or (d.range.start.line, d.range.start.character, d.code, d.message) not in own.get(d.path, ())
-        ]
-    return results
-
-
-def lowerings(args: argparse.Namespace) -> tuple[str, ...]:
-    """`--target`s in the order given, `export` first: it is always run."""
-    return tuple(dict.fromkeys(("export", *(args.target or ()))))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -364,6 +357,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_UNDECIDED if status == EXIT_CLEAN and unexported else status
     try:
         results, versions = asyncio.run(run_check(args))
+        if args.diff:  # ruff's: the diff only; 1 when a file would change, else 0
+            return EXIT_FINDINGS if conclude(args.fixed, False, Path.cwd()) else EXIT_CLEAN
+        if args.fix and conclude(args.fixed, True, Path.cwd()):
+            args.fix = False  # the re-check of what --fix left: its report and exit status
+            results, versions = asyncio.run(run_check(args))
     except WorkerError as exc:
         print(
             f"exportlens: {exc}\nexportlens: pick an interpreter that has torch with --python, "

@@ -73,7 +73,8 @@ class Finding:
     # The severity is the user's `severity` setting's, not the registry's (check/suppression.py).
     configured: bool = False
     # The CLI's proof of its quick-fixes (fixes/said.py): {"fix": the proven one's title and
-    # verdict}, or {"fix": None, "refused": [each tried, with why]}; None: none was proven here.
+    # verdict, "key": its Fix.key (what --fix applies)}, or {"fix": None, "refused": [each tried,
+    # with why]}; None: none was proven here.
     proof: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:

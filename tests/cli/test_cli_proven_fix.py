@@ -38,7 +38,8 @@ def test_the_proven_fix_or_none_is_printed(tmp_path: Path) -> None:
     done = run_cli("branches.py", "--no-cache", "--format", "json", cwd=tmp_path)
     (file,) = json.loads(done.stdout)["files"]
     proofs = {d["module"]: d["proof"] for d in file["diagnostics"]}
-    assert proofs["Provable"] == {"fix": "Rewrite as torch.cond (exports; matches eager on both branches)"}
+    assert proofs["Provable"]["fix"] == "Rewrite as torch.cond (exports; matches eager on both branches)"
+    assert len(proofs["Provable"]["key"]) == 16, "which candidate was proven: what --fix applies"
     assert proofs["Unprovable"]["fix"] is None, proofs
     (refused,) = proofs["Unprovable"]["refused"]
     assert refused.startswith("Rewrite as torch.cond (does not export: "), refused

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from exportlens.cli import build_parser
+from exportlens.cli import build_parser, explicit_settings
 from exportlens.config.settings import CLIENT_ONLY, LEVELS, SPECS, Settings, Spec
 from exportlens.lsp.client_settings import merge
 from tests.paths import ROOT
@@ -205,8 +205,10 @@ def test_cli_flags() -> None:
         assert spec.cli is not None
         assert f"[{spec.cli}" in usage, f"README's `exportlens check` usage lacks {spec.cli}"
         action = options[spec.cli]
-        if isinstance(action, argparse._StoreTrueAction):  # a flag that turns the setting off
-            assert spec.type == "boolean" and spec.default is True, spec.name
+        if isinstance(action, argparse._StoreTrueAction):  # a flag that sets the opposite of the default
+            assert spec.type == "boolean", spec.name
+            args = build_parser().parse_args(["check", "model.py", spec.cli])
+            assert explicit_settings(args)[spec.field] is (not spec.default), spec.cli
             continue
         if spec.type == "array":  # repeatable: each flag adds one name to the default
             assert action.nargs is None and isinstance(action, argparse._AppendAction), spec.cli

@@ -55,6 +55,7 @@ def test_defaults_are_the_declared_ones() -> None:
         "daemon": True,
         "daemonIdleSeconds": 600.0,
         "uncheckedExit": 3,
+        "forceExclude": False,
     }
 
 

@@ -374,6 +374,17 @@ class Settings:
         ),
     )
 
+    force_exclude: bool = _setting(
+        False,
+        Spec(
+            "boolean",
+            "bool: a file named on the CLI's command line that `exclude` matches is skipped too (as "
+            "ruff's `--force-exclude`; the pre-commit hooks pass it)",
+            cli="--force-exclude",
+            toml="force-exclude",
+        ),
+    )
+
     def results_key(self) -> tuple[Any, ...]:
         """What an export's result depends on besides the source: a change drops the cache."""
         return tuple(getattr(self, s.field) for s in SPECS if s.results)

@@ -5,7 +5,8 @@ editor and the CLI. The editor proves each quick-fix before offering it (lsp/cod
 CLI proves them here, after the check, as the editor does: the candidates `fixes_for` makes for a
 finding of the checked file, in order, up to the first that is proven (`PROVEN_AT_MOST` tried).
 `Finding.proof` keeps the verdict (JSON's `proof`, and the results store); the text report says the
-proven rewrite in place of the advice, or that none was proven and why (report/text.py).
+proven rewrite in place of the advice, or that none was proven and why (report/text.py);
+`check --fix` applies the proven one (fixes/apply_cli.py).
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ async def _proof(engine: Engine, planned: PlannedFile, finding: Finding) -> dict
         if proof is None:
             continue
         title, proven = proof
-        if proven:
-            return {"fix": title}
+        if proven:  # `key`: which candidate, for --fix (fixes/apply_cli.py)
+            return {"fix": title, "key": fix.key}
         refused.append(title)
     return {"fix": None, "refused": refused} if refused else None
 
