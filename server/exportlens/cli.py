@@ -21,6 +21,7 @@ from .codes import registered
 from .config.files import excluded, walk
 from .config.project import Project, project_of
 from .config.settings import COMPILE_CHOICES, Settings
+from .daemon_cli import add_daemon_parser, run_daemon_command
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
 from .findings import FileResult
@@ -166,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply the proven fixes, then check again")
     check.add_argument("--diff", action="store_true", help="print the proven fixes as a diff; write nothing")
     check.add_argument("-v", "--verbose", action="store_true", help="log the worker's stderr")
+    add_daemon_parser(commands)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--host", default="127.0.0.1")
@@ -325,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(name)s: %(message)s",
     )
+    if args.command == "daemon":
+        return run_daemon_command(args)
     if args.command == "serve":
         try:
             from .lsp.server import serve  # pygls is only imported when serving

@@ -4,6 +4,7 @@ version, the settings) and not otherwise."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -77,6 +78,14 @@ def test_environment_follows_the_interpreters_packages(tmp_path: Path) -> None:
     fingerprint.environment.cache_clear()
     assert fingerprint.environment(python).digest != second.digest
     assert fingerprint.environment(str(tmp_path / "no-such-python")).digest == ""
+    # every spelling of the venv's interpreter is the one environment; the base interpreter is not
+    spelled = [
+        fingerprint.environment(str(tmp_path / "venv" / "bin" / name)) for name in ("python3", "python")
+    ]
+    assert {e.digest for e in spelled} == {fingerprint.environment(python).digest}
+    assert spelled[0].prefix == str(tmp_path / "venv")
+    base = fingerprint.environment(os.path.realpath(python))
+    assert base.digest != spelled[0].digest and base.prefix != spelled[0].prefix
 
 
 def test_environment_follows_what_the_worker_imports_from(

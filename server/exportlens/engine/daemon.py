@@ -32,6 +32,7 @@ from typing import Any
 from ..persist.fingerprint import probe_command, read_environment
 from ..worker.wire import protocol
 from .daemon_paths import DaemonPaths, daemon_key, peer_allowed, peer_credentials
+from .daemon_status import DaemonStatus, StatusFile
 from .process import STREAM_LIMIT, WorkerError, WorkerProcess
 
 log = logging.getLogger("exportlens.daemon")
@@ -78,6 +79,9 @@ class Daemon:
         self.stop = asyncio.Event()
         self.socket_inode = 0
         self.checked_at = 0.0
+        self.started = time.time()
+        self.prefix = ""  # its environment, once the probe answered
+        self.status_file = StatusFile(paths)
 
     # -- the daemon's life ----------------------------------------------------
     async def run(self) -> None:
@@ -89,6 +93,8 @@ class Daemon:
         loop.add_signal_handler(signal.SIGTERM, self.stop.set)
         starting = asyncio.create_task(self.start_worker())
         self.probe = await asyncio.to_thread(_probe, self.python)
+        self.prefix = read_environment(self.python, self.probe).prefix if self.probe else ""
+        self.say_status()
         try:
             while not self.stop.is_set() and not self.done():
                 try:
@@ -99,14 +105,32 @@ class Daemon:
                     self.retire("its interpreter's packages changed or its socket was replaced")
                 if self.retired:
                     server.close()
+                self.say_status()
         finally:
             server.close()
             self.unlink_socket()
+            self.status_file.remove()
             starting.cancel()
             for connection in self.connections:
                 connection.writer.close()
             await self.worker.close()
         log.info("exiting (%s)", self.retired or "stopped")
+
+    def say_status(self) -> None:
+        info = self.worker.info
+        self.status_file.say(
+            DaemonStatus(
+                pid=os.getpid(),
+                python=self.python,
+                prefix=self.prefix,
+                torch=info["torch"] if info else "",
+                worker_pid=info["pid"] if info else None,
+                started=self.started,
+                last_used=time.time() - (time.monotonic() - self.last_used),
+                clients=self.clients,
+                retiring=self.retired,
+            )
+        )
 
     def done(self) -> bool:
         if self.connections or self.in_flight:
@@ -202,6 +226,7 @@ class Daemon:
             for worker_id in connection.running.values() if self.worker.alive else ():
                 self.worker.cancel(worker_id)  # a client gone wants nothing more of its jobs
             self.last_used = time.monotonic()
+            self.say_status()
             writer.close()
 
     def handle(self, connection: Connection, line: bytes) -> None:

@@ -45,6 +45,10 @@ class DaemonPaths:
     def log(self) -> Path:
         return self.folder / f"{self.key}.log"
 
+    @property
+    def status(self) -> Path:  # what it is, for `exportlens daemon status` (daemon_status.py)
+        return self.folder / f"{self.key}.json"
+
 
 def runtime_folder() -> Path:
     """$EXPORTLENS_RUNTIME_DIR, else $XDG_RUNTIME_DIR/exportlens, else `run` in the cache folder."""

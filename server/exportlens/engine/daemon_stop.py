@@ -1,5 +1,5 @@
-"""Stop the worker daemons of a runtime folder (tests' teardown, the bench): `exportlens` itself
-never needs it, a daemon exits on its own (daemon.py)."""
+"""Stop the worker daemons of a runtime folder (`exportlens daemon stop`, tests' teardown, the
+bench): a daemon also exits on its own when idle (daemon.py)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,22 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from .daemon_paths import peer_allowed, peer_credentials
 
 
-def stop_daemons(folder: os.PathLike[str] | str, wait: float = 10.0) -> list[int]:
-    """Stop every daemon listening in `folder`: the pids stopped, gone when this returns (or
-    after `wait` s). Only a process of this user's behind one of the sockets is signalled."""
+def stop_daemons(
+    folder: os.PathLike[str] | str, wait: float = 10.0, keys: Collection[str] | None = None
+) -> list[int]:
+    """Stop every daemon listening in `folder` (those named by `keys`, if given): the pids
+    stopped, gone when this returns (or after `wait` s). Only a process of this user's behind
+    one of the sockets is signalled: the pid comes from the socket's peer, never from a file."""
     pids = []
     for path in Path(folder).glob("*.sock"):
+        if keys is not None and path.stem not in keys:
+            continue
         with socket.socket(socket.AF_UNIX) as sock:
             try:
                 sock.connect(str(path))

@@ -24,15 +24,18 @@ MAX_IMPORTED_FILES = 500  # a workspace file importing more than this is keyed b
 # installed (sys.path), and its library folders: code that is not the user's (config/files.py).
 # Not isolated (`-I`): with the environment the worker gets, so PYTHONPATH, the user's site and
 # PYTHONHOME count as they count for the worker's imports. The answer is the last line: a
-# sitecustomize or .pth file may print before it.
+# sitecustomize or .pth file may print before it. `where` names the environment, not the path the
+# interpreter was called by: `python`, `python3` and a script's shebang of one venv are one
+# environment (one daemon, one results store; docs/daemon.md).
 _PROBE = (
-    "import json, site, sys, sysconfig, importlib.util as u\n"
+    "import json, os, site, sys, sysconfig, importlib.util as u\n"
     "p = sysconfig.get_paths()\n"
     "t = u.find_spec('torch')\n"
     "lib = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, p['stdlib'], p['platstdlib'],"
     " p['purelib'], p['platlib'], *site.getsitepackages(), site.getusersitepackages()]\n"
     "lib += list(t.submodule_search_locations or []) if t else []\n"
-    "print(json.dumps({'path': sys.path, 'library': lib}))"
+    "where = [sys.prefix, sys.exec_prefix, os.path.realpath(sys.executable), sys.version]\n"
+    "print(json.dumps({'path': sys.path, 'library': lib, 'where': where}))"
 )
 _INSTALLED = (".dist-info", ".egg-info", ".pth", ".egg-link")
 
@@ -57,6 +60,7 @@ class Environment:
     digest: str  # "" when the interpreter could not be asked: nothing is restored or stored
     torch: str | None = None
     library: tuple[str, ...] = ()  # its prefix, stdlib, site-packages and torch's folder, resolved
+    prefix: str = ""  # sys.prefix: the environment (a venv's folder)
 
 
 def probe_command(python: str | None) -> list[str]:
@@ -86,6 +90,7 @@ def read_environment(exe: str, answer: str) -> Environment:
             answered = {"path": answered, "library": []}
         paths = [str(p) for p in answered["path"]]
         library = tuple(dict.fromkeys(os.path.realpath(str(p)) for p in answered["library"] if p))
+        where = [str(w) for w in answered.get("where") or [exe]]
     except (ValueError, TypeError, KeyError) as exc:
         log.info("no results cache: %s answered %r (%s)", exe, answer[:200], exc)
         return Environment("")
@@ -106,7 +111,8 @@ def read_environment(exe: str, answer: str) -> Environment:
             None,
         )
     # the path itself: a folder on PYTHONPATH may hold plain modules, which no *.dist-info names
-    return Environment(_digest(code_digest(), exe, *paths, "\0", *sorted(installed)), torch, library)
+    digest = _digest(code_digest(), *where, "\0", *paths, "\0", *sorted(installed))
+    return Environment(digest, torch, library, where[0] if len(where) > 1 else "")
 
 
 def imported_files(doc: Document, roots: list[str]) -> list[str]:
