@@ -89,3 +89,30 @@ def test_the_model_file_alone_gets_the_break_through_its_script(case: str, scrip
     ]
     related = [(r["path"], r["message"]) for r in entry["diagnostics"][0]["related"]]
     assert (script, "the call of the compiled model whose inputs were used") in related, related
+
+
+def test_mamba_recompiles_on_its_loop_line_and_no_unproven_remedy_is_advised() -> None:
+    """mamba-minimal compiled and called at growing lengths (issue 45). Torch's verdict, by hand
+    (backend="eager", torch 2.13.0): every new length logs a guard failure, with `dynamic=True` too,
+    and `mark_dynamic(input_ids, 1)` raises "... your code specialized it to be a constant"; the
+    size is pinned by the scan's `for i in range(l)`, in the model file, not the script."""
+    folder = CORPUS / "mamba"
+    out = run_cli("compile_mamba.py", "--no-cache", "--format", "json", cwd=folder, python=WORKER_PYTHON)
+    assert out.returncode == 0, out.stdout + out.stderr
+    found = [d for f in json.loads(out.stdout)["files"] for d in f["diagnostics"]]
+    loop = next(
+        i
+        for i, text in enumerate((folder / "mamba.py").read_text().splitlines())
+        if text.strip() == "for i in range(l):"
+    )
+    assert [(Path(d["path"]).name, d["range"]["start"]["line"], d["code"]) for d in found] == [
+        ("mamba.py", loop, "compile-recompile")
+    ]
+    message = found[0]["message"]
+    assert "recompiles for each new sequence length (called with sizes 12, 13, 14)" in message
+    assert "Proven" not in message and "or mark it dynamic" not in message, message
+    # what torch did with each remedy is said, so nobody tries it
+    assert "`torch.compile(..., dynamic=True)` still recompiles" in message, message
+    assert "`torch._dynamo.mark_dynamic(input_ids, 1)` before each call makes torch raise" in message, message
+    assert "specialized it to be a constant" in message
+    assert [r["message"] for r in found[0]["related"]] == ["`Mamba` is compiled here"]

@@ -39,8 +39,8 @@ CODES: dict[str, Code] = {
             "compile-recompile",
             "torch.compile compiles the module again for each new size of this input: the code pins the "
             "size to a constant, so every new batch recompiles (until the recompile limit, then eager)",
-            "avoid specialising on the size here (keep it a tensor op, not a Python int), or mark it "
-            "dynamic: `torch._dynamo.mark_dynamic(x, 0)` / `torch.compile(..., dynamic=True)`",
+            "avoid specialising on the size here (keep it a tensor op, not a Python int or loop); "
+            "`dynamic=True` / `mark_dynamic` only where the message says they were proven",
             severity="warning",
             refusal=False,
             tracer=None,

@@ -10,6 +10,7 @@ compiled gets both checks' findings, each saying whose it is.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..codes import registered, url_for
@@ -22,6 +23,7 @@ from .locate import Sources, library_frame, related_chain, short_path, workspace
 BREAK = "compile-graph-break"
 FULLGRAPH = "compile-graph-break-fullgraph"
 RECOMPILE = "compile-recompile"
+_REASON_NAME = re.compile(r"tensor '([^']+)'")
 
 
 def compile_findings(report: CompileReport, ctx: DiagnosisContext, fullgraph: bool) -> list[Finding]:
@@ -64,23 +66,50 @@ def _recompile(raw: Recompile, ctx: DiagnosisContext, sources: Sources) -> Findi
     sizes = ", ".join(str(s) for s in raw.get("sizes") or [])
     message = (
         f"torch.compile: {ctx.label} recompiles for each new {_dim_name(raw.get('dim'))} (called with sizes "
-        f"{sizes}): "
-        f"torch's guard failed: {raw.get('reason', '')}. "
+        f"{sizes}): torch's guard failed: {raw.get('reason', '')}. "
     )
     frames = [_resolved(f, ctx) for f in raw.get("frames") or []]
     user = workspace_frames(frames, ctx)
     if user:
         message += "This line pins the size to a constant. "
-    message += (
-        "Keep the size symbolic here (a tensor op rather than a Python int or loop), or mark it dynamic: "
-        f"`torch._dynamo.mark_dynamic(x, {1 if raw.get('dim') == 'shape[1]' else 0})` before the call, or "
-        "`torch.compile(..., dynamic=True)`."
-    )
+    if limit := raw.get("limit"):
+        message += (
+            f"After {limit} sizes torch stops recompiling it (`torch._dynamo.config.recompile_limit`) and "
+            "runs it eagerly, without a word. "
+        )
+    message += _remedies(raw)
     fix = {"compile": True, "reason": raw.get("reason"), "dim": raw.get("dim")}
     if not user:
         return _finding(RECOMPILE, message, ctx, (ctx.path, ctx.anchor), [], url_for(RECOMPILE), fix)
     place = sources.place(user[-1])
-    return _finding(RECOMPILE, message, ctx, (place.path, place.range), [], url_for(RECOMPILE), fix)
+    related = (
+        [Related(ctx.path, ctx.anchor, f"{ctx.label} is compiled here")] if place.path != ctx.path else []
+    )
+    return _finding(RECOMPILE, message, ctx, (place.path, place.range), related, url_for(RECOMPILE), fix)
+
+
+def _remedies(raw: Recompile) -> str:
+    """Only what was proven on a fresh compile at the same calls (worker/job/recompiles.py) is
+    advised; what torch refused or ignored is said as such, so nobody tries it."""
+    dim = 1 if raw.get("dim") == "shape[1]" else 0
+    name = _REASON_NAME.search(str(raw.get("reason", "")))
+    arg = name.group(1) if name else "x"
+    spelled = {
+        "dynamic=True": "`torch.compile(..., dynamic=True)`",
+        "maybe_mark_dynamic": f"`torch._dynamo.maybe_mark_dynamic({arg}, {dim})` before each call",
+        "mark_dynamic": f"`torch._dynamo.mark_dynamic({arg}, {dim})` before each call",
+    }
+    tried = raw.get("tried")
+    keep = "Keep the size symbolic on that line (a tensor op, not a Python int, `range()` or loop over it)."
+    if tried is None:  # an older worker, or no time was left to try: nothing proven, nothing advised
+        return keep
+    proven = [spelled[r] for r, why in tried.items() if not why and r in spelled]
+    if proven:
+        return (
+            f"Proven to remove it (no recompile at these sizes, outputs match eager): {' or '.join(proven)}."
+        )
+    failed = "; ".join(f"{spelled.get(r, r)} {why}" for r, why in tried.items() if r in spelled)
+    return f"{keep} No torch setting removes it: checked, {failed}." if failed else keep
 
 
 def _dim_name(dim: Any) -> str:

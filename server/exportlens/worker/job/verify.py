@@ -22,13 +22,13 @@ from types import FrameType
 from typing import Any
 
 import torch
-import torch.utils._pytree as pytree
 
 from ..wire.protocol import JobAnswer, JobMessage, ProvenElsewhere, VerifySpec, VerifyVerdict
 from .compiled import without_compile
 from .devices import Placement, building, exporting, finish
 from .inputs import build
 from .loader import load_module, parse
+from .same_values import same_values
 from .sizing import build_sized
 
 Variant = Callable[[torch.Tensor], torch.Tensor]
@@ -219,7 +219,7 @@ def compare(
                 result["matches"] = False
                 result["reason"] = f"the exported program fails on the {label} input: {_first_line(exc)}"
                 return
-        if not _same(got, want):
+        if not same_values(got, want):
             result["matches"] = False
             which = f" ({'true' if branch else 'false'} branch)" if line else ""
             result["reason"] = f"the exported program differs from eager on the {label} input{which}"
@@ -277,24 +277,6 @@ def _int_change(value: torch.Tensor, change: Variant) -> torch.Tensor:
     if value.dtype == torch.bool:
         return change(value.float()) > 0
     return change(value.to(torch.float64)).to(value.dtype)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            return False
-        return bool(torch.allclose(a, b, atol=1e-5, rtol=1e-4, equal_nan=True))
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    leaves_a, spec_a = pytree.tree_flatten(a)
-    if (
-        len(leaves_a) != 1 or leaves_a[0] is not a
-    ):  # a registered container (a dataclass the fix registered): its leaves
-        leaves_b, spec_b = pytree.tree_flatten(b)
-        return spec_a == spec_b and all(_same(x, y) for x, y in zip(leaves_a, leaves_b, strict=True))
-    return bool(a == b)
 
 
 def _first_line(exc: BaseException) -> str:

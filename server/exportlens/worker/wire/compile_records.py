@@ -22,11 +22,18 @@ class GraphBreak(_BreakRequired, total=False):
     hints: list[str]  # torch's hints, from the message or the registry
 
 
-class Recompile(TypedDict):
+class _RecompileRequired(TypedDict):
     reason: str  # torch's guard failure reason ("tensor 'x' size mismatch at index 0 ...")
     dim: str  # the input dim that changed (`x.shape[0]`)
     sizes: list[int]  # the sizes it was called with, in order
     frames: list[Frame]  # where the guard that failed was added: the line that specialised the size
+
+
+class Recompile(_RecompileRequired, total=False):
+    limit: int  # the user's torch's recompile limit (then it runs the frame eagerly)
+    # each remedy tried on a fresh compile at the same calls (worker/job/recompiles.py): "" when
+    # proven (no recompile, outputs match eager), else what torch did instead
+    tried: dict[str, str]
 
 
 class _ReportRequired(TypedDict):
