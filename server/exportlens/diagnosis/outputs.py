@@ -19,6 +19,8 @@ from ..reading import read_document
 from ..worker.wire.records import FailureRecord
 from .context import DiagnosisContext
 from .kinds import Kind
+from .libraries import installed
+from .library_export import cache_advice, recipes, transformers_folder
 from .locate import Place, is_workspace
 
 CODE = "unflattenable-output"
@@ -40,10 +42,18 @@ def output_kind(record: FailureRecord) -> Kind | None:
         f"`torch.utils._pytree.register_pytree_node({name}, flatten, unflatten)`; or return a tuple / "
         f"dict of tensors"
     )
-    if "Cache" in name:
+    fix = {"type": full, "class": name, "hint": hint}
+    if full.startswith("transformers.") and "Cache" in name:
+        # the library's class: registering it is the library's own helpers' job (library_export.py)
+        package = transformers_folder(record)
+        version = installed(package + "/__init__.py") if package else None
+        found = recipes(package) if package else None
+        fix = {"type": full, "class": name, "library": "transformers"}
+        fix["hint"] = cache_advice(found, version[1] if version else None)
+    elif "Cache" in name:
         hint = f"export without the cache (`use_cache=False` in the config or call), or {hint}"
-    detail = f"`{full}`"
-    return Kind(CODE, detail, {"type": full, "class": name, "hint": hint}, where="return")
+        fix["hint"] = hint
+    return Kind(CODE, f"`{full}`", fix, where="return")
 
 
 def return_place(ctx: DiagnosisContext, class_name: str, record: FailureRecord) -> Place | None:

@@ -23,7 +23,7 @@ def small_fixes(doc: Document, line: int, code: str, data: dict[str, Any], modul
         return _buffer(doc, line, code, str(data["name"]), module)
     if code == "no-example-inputs" and module:
         return _export_call(doc, code, module)
-    if code == "unflattenable-output" and data.get("class"):
+    if code == "unflattenable-output" and data.get("class") and not data.get("library"):
         return _register_dataclass(doc, code, str(data["class"]))
     return []
 

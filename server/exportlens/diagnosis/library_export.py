@@ -1,0 +1,139 @@
+"""What the installed transformers offers for exporting with a cache (issue 44), read from its own
+code: never imported (the server imports no user library) and never from a table of versions.
+
+A causal LM returns its `DynamicCache`, which torch cannot flatten. `use_cache=False` exports, but a
+model without its cache generates in quadratic time; transformers ships the way out in
+`transformers/integrations/executorch.py`, whose names and requirements changed across releases
+(`TorchExportableModuleForDecoderOnlyLM`, `TorchExportableModuleWithStaticCache`,
+`export_with_dynamic_cache`, `register_dynamic_cache_export_support`). This module parses that
+file of the user's installed transformers (the one the failing frames ran) and words the advice
+from what it defines: the wrapper's arguments, and the `generation_config` values its constructor
+asserts.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..worker.wire.records import FailureRecord
+
+_PACKAGE = re.compile(r"^(?P<package>.*/(?:site|dist)-packages/transformers)/")
+WRAPPERS = ("TorchExportableModuleForDecoderOnlyLM", "TorchExportableModuleWithStaticCache")
+DYNAMIC = ("export_with_dynamic_cache", "register_dynamic_cache_export_support")
+
+
+@dataclass(frozen=True)
+class ExportRecipes:
+    """What `transformers.integrations.executorch` defines, in the installed copy."""
+
+    wrapper: str | None  # the decoder-only wrapper with a static cache
+    wrapper_arguments: tuple[str, ...]  # its constructor's, besides `model` (batch_size, max_cache_len…)
+    requires: tuple[tuple[str, str], ...]  # generation_config attribute -> the value it must have
+    dynamic: tuple[str, ...]  # the DynamicCache helpers it has
+
+
+def transformers_folder(record: FailureRecord) -> str | None:
+    """The installed transformers package the failure ran in (from its frames), else None."""
+    frames = [*(record.get("created_at") or []), *(record.get("frames") or [])]
+    for frame in frames:
+        match = _PACKAGE.match(str(frame.get("path", "")))
+        if match:
+            return match["package"]
+    return None
+
+
+def recipes(package: str) -> ExportRecipes | None:
+    """The recipes of the transformers at `package`; None when it has no executorch integration."""
+    path = Path(package) / "integrations" / "executorch.py"
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    return _read(str(path), stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _read(path: str, _stamp: int) -> ExportRecipes | None:
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    defined = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    wrapper = next((w for w in WRAPPERS if w in defined), None)
+    arguments: tuple[str, ...] = ()
+    if wrapper is not None and isinstance(node := defined[wrapper], ast.ClassDef):
+        arguments = _init_arguments(node)
+    static = defined.get("TorchExportableModuleWithStaticCache")
+    requires = _required_generation_config(static) if isinstance(static, ast.ClassDef) else ()
+    return ExportRecipes(wrapper, arguments, requires, tuple(n for n in DYNAMIC if n in defined))
+
+
+def _init_arguments(cls: ast.ClassDef) -> tuple[str, ...]:
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return ()
+    names = [a.arg for a in init.args.args + init.args.kwonlyargs]
+    return tuple(n for n in names if n not in ("self", "model", "device"))
+
+
+def _required_generation_config(cls: ast.ClassDef) -> tuple[tuple[str, str], ...]:
+    """`if generation_config.cache_implementation != "static": raise ...` -> (attr, "static");
+    `if not generation_config.use_cache: raise ...` -> (attr, "True")."""
+    found: dict[str, str] = {}
+    for node in ast.walk(cls):
+        if not isinstance(node, ast.If) or not any(isinstance(s, ast.Raise) for s in node.body):
+            continue
+        test = node.test
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.ops[0], ast.NotEq)
+            and isinstance(constant := test.comparators[0], ast.Constant)
+            and (attr := _generation_config_attr(test.left))
+        ):
+            found[attr] = repr(constant.value).replace("'", '"')
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            if attr := _generation_config_attr(test.operand):
+                found[attr] = "True"
+    return tuple(found.items())
+
+
+def _generation_config_attr(node: ast.expr) -> str | None:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "generation_config"
+    ):
+        return node.attr
+    if isinstance(node, ast.Attribute) and ast.unparse(node.value).endswith(".generation_config"):
+        return node.attr
+    return None
+
+
+def cache_advice(found: ExportRecipes | None, version: str | None) -> str:
+    """The fix for a returned transformers cache, best first; `use_cache=False` last, with its cost."""
+    installed = f"transformers {version}" if version else "the installed transformers"
+    ways: list[str] = []
+    if found is not None and found.wrapper:
+        arguments = ", ".join(
+            f"{a}=…" for a in found.wrapper_arguments if a in ("batch_size", "max_cache_len")
+        )
+        given = f"model, {arguments}" if arguments else "model"
+        call = f"`transformers.integrations.executorch.{found.wrapper}({given})`"
+        needs = ", ".join(f"`model.generation_config.{a} = {v}`" for a, v in found.requires)
+        ways.append(
+            f"keep the cache: {installed} exports a decoder-only LM with a static cache through {call} "
+            f"and its `.export(...)`" + (f" (its constructor asserts {needs})" if needs else "")
+        )
+    if found is not None and found.dynamic:
+        named = " / ".join(f"`transformers.integrations.executorch.{n}`" for n in found.dynamic)
+        ways.append(f"to keep a `DynamicCache` as an input and output, {named}")
+    ways.append(
+        "last, `use_cache=False` (the config or the call): it exports, but generation then recomputes "
+        "the whole sequence for every token"
+    )
+    return "; or ".join(ways)

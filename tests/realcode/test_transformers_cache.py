@@ -1,0 +1,96 @@
+"""A Hugging Face causal LM exported as people write it (issue 44): real transformers (pinned), real
+torch, a tiny Llama from a config, random weights, nothing downloaded.
+
+torch's verdict (torch 2.13.0, transformers 5.25.0, by hand): `torch.export.export(model, (ids,),
+dynamic_shapes=...)` raises "Found <class 'transformers.cache_utils.DynamicCache'> in output,
+which is not a known type"; the installed library's `TorchExportableModuleForDecoderOnlyLM` with
+`generation_config.cache_implementation = "static"` exports. The finding's advice is read from the
+installed transformers' own `integrations/executorch.py`, and what it advises exports."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from exportlens.diagnosis.library_export import cache_advice, recipes
+from tests.cli.test_cli import run_cli
+from tests.conftest import WORKER_PYTHON, line_of
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """\
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+config = LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+model = LlamaForCausalLM(config).eval()
+ids = torch.randint(0, 128, (1, 8))
+"""
+EXPORT = (
+    CONFIG
+    + """\
+seq = torch.export.Dim("seq", min=2, max=32)
+program = torch.export.export(model, (ids,), dynamic_shapes=({1: seq},))
+"""
+)
+# the advice, followed as written
+ADVISED = (
+    CONFIG
+    + """\
+from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+model.generation_config.cache_implementation = "static"
+wrapper = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=32)
+program = wrapper.export(input_ids=ids, cache_position=torch.arange(8))
+print("exported", type(program).__name__)
+"""
+)
+
+
+def test_the_cache_finding_names_what_the_installed_transformers_offers(tmp_path: Path) -> None:
+    (tmp_path / "export_llama.py").write_text(EXPORT)
+    out = run_cli("export_llama.py", "--no-cache", "--format", "json", cwd=tmp_path, python=WORKER_PYTHON)
+    assert out.returncode == 1, out.stdout + out.stderr
+    (entry,) = json.loads(out.stdout)["files"]
+    (finding,) = [d for d in entry["diagnostics"] if d["severity"] == "error"]
+    assert finding["code"] == "unflattenable-output"
+    assert finding["range"]["start"]["line"] == line_of(
+        str(tmp_path / "export_llama.py"), "torch.export.export("
+    )
+    message = finding["message"]
+    wrapper = message.index("`transformers.integrations.executorch.TorchExportableModuleForDecoderOnlyLM(")
+    assert 'cache_implementation = "static"' in message and "max_cache_len=" in message, message
+    assert "export_with_dynamic_cache" in message, message
+    assert message.index("`use_cache=False`") > wrapper, "use_cache=False only as the last choice"
+    assert "register_dataclass" not in message, "the library's class is not the user's to register"
+    assert any("modeling_llama.py" in r["path"] for r in finding["related"]), finding["related"]
+
+
+def test_what_is_advised_exports_with_the_cache(tmp_path: Path) -> None:
+    (tmp_path / "advised.py").write_text(ADVISED)
+    done = subprocess.run(
+        [WORKER_PYTHON or sys.executable, "advised.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0 and "exported ExportedProgram" in done.stdout, done.stderr[-2000:]
+
+
+def test_the_recipes_are_read_from_the_installed_file() -> None:
+    spec = importlib.util.find_spec("transformers")  # its folder, not imported
+    assert spec is not None and spec.submodule_search_locations, "the dev extra installs transformers"
+    package = Path(next(iter(spec.submodule_search_locations)))
+    found = recipes(str(package))
+    assert found is not None and found.wrapper == "TorchExportableModuleForDecoderOnlyLM"
+    assert {"batch_size", "max_cache_len"} <= set(found.wrapper_arguments)
+    assert ("cache_implementation", '"static"') in found.requires
+    assert recipes(str(package.parent / "none-such")) is None  # a transformers without the integration
+    assert cache_advice(None, None).startswith("last, `use_cache=False`")
