@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from ..codes import registered
 from ..diagnosis import DiagnosisContext
+from ..diagnosis.locate import Sources, workspace_frames
 from ..engine import JobOutcome
-from ..findings import Finding
+from ..findings import Finding, Related
 from ..worker.wire.protocol import PASSES
 
 
 def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
-    def finding(code: str, message: str) -> Finding:
+    def finding(code: str, message: str, related: list[Related] | None = None) -> Finding:
         return Finding(
+            related=related or [],
             path=ctx.path,
             range=ctx.anchor,
             severity=registered(code).severity,
@@ -43,6 +45,7 @@ def outcome_findings(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding
                 "limit (the `timeoutSeconds` setting / `--timeout`); if it never finishes, look for a "
                 "loop that never ends or a wait in `__init__`, `forward` or the code that builds the "
                 "example inputs.",
+                _stopped_here(outcome, ctx),
             )
         ]
     if outcome.status == "skipped" and outcome.reason:
@@ -65,3 +68,17 @@ def _how(outcome: JobOutcome) -> str:
     if outcome.raw.get("worker_died"):
         return "died"
     return "stopped unexpectedly"
+
+
+def _stopped_here(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Related]:
+    """The innermost workspace line of the child's stack when it was stopped (stack_at_stop.py)."""
+    found = workspace_frames(list(outcome.raw.get("stopped_at") or []), ctx)
+    if not found:
+        return []
+    place = Sources(ctx).place(found[0])  # innermost first, as faulthandler writes them
+    where = f" in `{place.name}`" if place.name and not place.name.startswith("<") else ""
+    return [
+        Related(
+            place.path, place.range, f"was running here{where} when stopped after {outcome.seconds:.0f} s"
+        )
+    ]

@@ -78,7 +78,7 @@ CODES: dict[str, Code] = {
         ),
         _c(
             "out-of-memory",
-            "the export ran out of the memory limit",
+            "the code ran out of memory: an allocation was refused, or the memory limit was reached",
             "use smaller example inputs or "
             "build the model on `torch.device('meta')`, or raise the memory limit",
             refusal=False,

@@ -16,6 +16,7 @@ from . import devices
 from .constraints import OUT_OF_RANGE, constraint, solver_gave_up, unsolved
 from .kind import Kind, short
 from .kinds import NOT_PYTREE, data_dependent_kind, graph_break_kind, not_pytree_kind, table_kind
+from .memory import memory_kind
 from .outputs import output_kind
 from .rule import Failure, Rule, rule
 from .table import TABLE, by_exception_or_text, by_graph_break, said
@@ -177,7 +178,7 @@ CLASSIFY: tuple[Rule[Failure, Kind], ...] = (
     R("the script's argument parsing exited", {"module-init-error", "inputs-error"},
       _exits_parsing_arguments, _exit_building),
     R("the code exited", "user-exit", _exits, _exit),
-    R("out of memory", "out-of-memory", _out_of_memory, lambda f: Kind("out-of-memory", f.first_line[:200])),
+    R("out of memory", "out-of-memory", _out_of_memory, memory_kind),
     R("building needed real values or the device", "needs-real-device", devices.needs_real,
       devices.needs_real_kind),
     R("importing the file raised", "import-error", lambda f: f.stage == "import",

@@ -174,7 +174,8 @@ def _message(code: str, kind: Kind, record: FailureRecord, ctx: DiagnosisContext
         stopped = "" if not entry.refusal else f" torch.compile stopped on {ctx.label}."
         head = f"torch.compile: {why[:1].upper()}{why[1:]}{detail}.{stopped}"
     elif not entry.refusal:
-        head = f"{entry.why[:1].upper()}{entry.why[1:]}{detail}."
+        why = kind.fix.get("why") or entry.why  # the case's own words (memory.py)
+        head = f"{why[:1].upper()}{why[1:]}{detail}."
     else:
         tracer = (
             _STRICT if (record.get("strict") if "strict" in record else ctx.mode == "strict") else _NON_STRICT

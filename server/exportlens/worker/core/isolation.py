@@ -56,6 +56,10 @@ def isolate_child(output_fd: int, memory_mb: int | None) -> None:
     os.close(output_fd)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_DFL)
+    if hasattr(signal, "SIGUSR1"):  # the worker asks where it is before a timeout's kill (stack_at_stop.py)
+        import faulthandler
+
+        faulthandler.register(signal.SIGUSR1, file=2, all_threads=False)
     if memory_mb:
         import resource
 

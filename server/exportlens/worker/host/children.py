@@ -10,7 +10,7 @@ from typing import Literal
 
 from ..core.time_limit import RECHECK, Clock, cpu_seconds
 from ..wire import protocol
-from ..wire.records import ModuleTree
+from ..wire.records import Frame, ModuleTree
 
 OUTPUT_KEEP = 64 * 1024  # bytes of a job's captured stdout/stderr sent back
 
@@ -36,6 +36,7 @@ class Running:
     # Its answer so far (the first failure before the passes after it): what a timeout reports.
     fallback: protocol.JobAnswer | None = None
     tree: ModuleTree | None = None  # what it exports, once it said: every way it ends reports it
+    stopped_at: list[Frame] = field(default_factory=list)  # its stack when its time was up
 
     @staticmethod
     def began(job: protocol.JobMessage, pid: int, result_fd: int, output_fd: int, started: float) -> Running:
@@ -94,6 +95,8 @@ def timed_out(run: Running) -> protocol.JobAnswer:
             answer["targets"] = [{"target": t, "ok": False, "skipped": skipped} for t in targets]
         return answer
     answer = {"status": "timeout", "stopped_in": run.stage}
+    if run.stopped_at:
+        answer["stopped_at"] = run.stopped_at
     if run.strict is not None:
         answer["strict"] = run.strict
     return answer

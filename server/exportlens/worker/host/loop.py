@@ -31,6 +31,7 @@ from .children import (
     timed_out,
 )
 from .spare import QUIET, Spares
+from .stack_at_stop import ask_stack, parse_stack
 from .warmup import WarmUp
 
 WARM_BY = 5.0  # s after "ready": from then on the warm-up runs between any two jobs
@@ -146,6 +147,16 @@ class Worker:
             run.output_dropped += max(0, len(data) - room)
         return True
 
+    @staticmethod
+    def stop_with_stack(run: Running) -> None:
+        """Kill a child whose time is up, after asking where it was (stack_at_stop.py)."""
+        if run.output_fd in run.open_fds:
+            before, dump = ask_stack(run.pid, run.output_fd)
+            room = OUTPUT_KEEP - len(run.output)
+            run.output += before[:room]
+            run.stopped_at = parse_stack(dump)
+        kill_group(run.pid)
+
     def forward_partials(self, run: Running) -> None:
         """Pass on the child's early reports (complete lines marked "partial") as they come."""
         while (end := run.result.find(b"\n")) >= 0:
@@ -257,7 +268,7 @@ class Worker:
                         run.open_fds.discard(fd)
                 if time.monotonic() > run.deadline and not run.killed and run.time_is_up(time.monotonic()):
                     run.killed = "timeout"
-                    kill_group(run.pid)
+                    self.stop_with_stack(run)
                 # A child's grandchildren may hold its pipes open: once it has
                 # answered, exited or been killed, stop waiting for end of file.
                 if run.answered() or not run.open_fds or child_exited(run):

@@ -234,6 +234,8 @@ def execute(
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a record
         record = describe_failure(exc, stage, attempt, strict, path)
         record["placement"] = placement.describe()
+        if job["memory_mb"]:
+            record["memory_limit_mb"] = job["memory_mb"]
         failed: protocol.JobAnswer = {
             "status": "failed",
             "strict": strict,

@@ -28,6 +28,7 @@ from .compile_records import CompileReport
 from .records import (  # the payloads a job reports
     ExportSummary,
     FailureRecord,
+    Frame,
     LoweringResult,
     ModuleTree,
     PartDim,
@@ -245,6 +246,7 @@ class JobAnswer(_AnswerRequired, total=False):
     save_error: str
     reason: str  # why skipped / timed out / crashed
     stopped_in: Pass  # the pass its time limit stopped (a timeout; or a pass after the answer it keeps)
+    stopped_at: list[Frame]  # its stack when stopped, innermost first (host/stack_at_stop.py)
     exit: ExitInfo  # crashed
     worker_died: bool  # crashed because the worker itself went away
     output: str  # what the job printed (its start)

@@ -1,0 +1,46 @@
+"""A timeout names the line the model's code was running when it was stopped (issue 42, item 6).
+
+The real worker asks the job's child for its stack before the kill (worker/host/stack_at_stop.py);
+the CLI's finding carries the innermost workspace frame as related information.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from tests.cli.test_cli import run_cli
+
+SPIN = """
+import torch
+from torch import nn
+
+
+def spin(x):
+    while True:
+        pass
+
+
+class Spinner(nn.Module):
+    def forward(self, x):
+        spin(x)
+        return x + 1
+
+    def example_inputs(self):
+        return (torch.ones(2),)
+"""
+
+
+def test_timeout_names_the_line_it_was_running(tmp_path: Path) -> None:
+    source = textwrap.dedent(SPIN).lstrip("\\n")
+    (tmp_path / "spinner.py").write_text(source, encoding="utf-8")
+    done = run_cli("spinner.py", "--timeout", "2", "--no-cache", "--format", "json", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    (timeout,) = [d for f in report["files"] for d in f["diagnostics"] if d["code"] == "export-timeout"]
+    lines = source.splitlines()
+    (related,) = [r for r in timeout["related"] if "was running here" in r["message"]]
+    line = related["range"]["start"]["line"]
+    assert lines[line].strip() in ("while True:", "pass"), (line, related)
+    assert Path(related["path"]).name == "spinner.py"
+    assert "in `spin`" in related["message"] and "stopped after" in related["message"], related
