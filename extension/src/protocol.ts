@@ -144,7 +144,8 @@ export interface GraphViewResult {
   /** The source changed since these results were made. */
   stale: boolean;
   /** One per tracer; `view` null when that export made no graph. */
-  results: { mode: string; status: string; seconds: number; view: GraphView | null }[];
+  /** `placement`: node id -> where it runs on the device (the executorch target's backend, `portable`, `missing kernel`); empty without that target. */
+  results: { mode: string; status: string; seconds: number; view: GraphView | null; placement: Record<string, string> }[];
   findings: FindingJson[];
 }
 

@@ -72,3 +72,34 @@ def test_executorch_target_on_issue_41s_model(tmp_path: Path) -> None:
     (target,) = module["targets"]
     assert target["target"] == "executorch" and target["ok"] is False
     assert target["facts"]["delegated"] == "2/4 nodes" and target["facts"]["pte_bytes"] > 1000
+
+
+def test_the_on_device_example_and_its_topk_rewrite(tmp_path: Path) -> None:
+    """examples/on_device (what `make run` shows): its pyproject.toml turns the executorch target on, the
+    sort line is a missing kernel, the cumsum line portable; rewritten with the topk its docstring
+    gives, the `.pte` loads and its numbers match eager: topk and cumsum run on portable kernels."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "on_device"
+    for name in ("pyproject.toml", "nucleus_filter.py"):
+        (tmp_path / name).write_bytes((example / name).read_bytes())
+    source = (tmp_path / "nucleus_filter.py").read_text()
+    lines = source.splitlines()
+    sort, cumsum = (
+        1 + next(i for i, t in enumerate(lines) if needle in t) for needle in ("torch.sort(", "cumsum(")
+    )
+    out = run_cli("nucleus_filter.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    (entry,) = json.loads(out.stdout)["files"]
+    found = [(d["code"], d["range"]["start"]["line"] + 1) for d in entry["diagnostics"]]
+    assert found == [("executorch-missing-kernel", sort), ("executorch-not-delegated", cumsum)], found
+    rewritten = source.replace(
+        "torch.sort(probs, dim=-1, descending=True)", "torch.topk(probs, probs.shape[-1], dim=-1)"
+    )
+    assert rewritten != source
+    (tmp_path / "nucleus_filter.py").write_text(rewritten)
+    out = run_cli("nucleus_filter.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (entry,) = json.loads(out.stdout)["files"]
+    found = [(d["code"], d["range"]["start"]["line"] + 1) for d in entry["diagnostics"]]
+    assert found == [("executorch-not-delegated", sort), ("executorch-not-delegated", cumsum)], found
+    (lowering,) = entry["modules"][0]["targets"]
+    assert lowering["ok"] is True and lowering["facts"]["numeric_checks"] == ["the example inputs"], lowering

@@ -35,6 +35,9 @@ const SVG_STYLE = `
 .node { cursor: pointer; }
 .far .node text, .far .box-label { display: none; }
 .node.kind-group rect { stroke: #fff8; stroke-dasharray: 4 2; }
+.node.runs-delegated rect { stroke: #3fb950; stroke-width: 2.5; }
+.node.runs-portable rect { stroke: #d29922; stroke-width: 2.5; stroke-dasharray: 5 2; }
+.node.runs-missing rect { stroke: #f85149; stroke-width: 3.5; }
 .node.hl rect { stroke: #ffd500; stroke-width: 3; }
 .node.selected rect { stroke: #3af; stroke-width: 3; }
 .box-label { font: 10px var(--vscode-font-family, sans-serif); fill: var(--vscode-foreground, #ccc); cursor: pointer; }
@@ -51,6 +54,11 @@ html, body { margin: 0; padding: 0; height: 100%; overflow: hidden; color: var(-
 #message { padding: 12px 18px; overflow: auto; height: calc(100% - 40px); box-sizing: border-box; }
 #message li { margin: 8px 0; }
 #canvas { width: 100%; height: calc(100% - 32px); display: block; user-select: none; }
+#legend { white-space: nowrap; opacity: .9; }
+#legend .sw { display: inline-block; width: 9px; height: 9px; margin: 0 3px 0 8px; border: 2px solid; vertical-align: -1px; }
+#legend .runs-delegated { border-color: #3fb950; }
+#legend .runs-portable { border-color: #d29922; border-style: dashed; }
+#legend .runs-missing { border-color: #f85149; }
 #card { position: fixed; max-width: 360px; background: var(--vscode-editorHoverWidget-background, #252526); border: 1px solid var(--vscode-editorHoverWidget-border, #454545); padding: 6px 8px; pointer-events: none; z-index: 2; }
 #card .op { font-weight: bold; font-family: var(--vscode-editor-font-family, monospace); }
 #card code { font-family: var(--vscode-editor-font-family, monospace); opacity: .85; }
@@ -71,6 +79,7 @@ export function graphHtml(input: HtmlInput): string {
 <body>
 <div id="bar">
   <span id="title">loading…</span>
+  <span id="legend" hidden></span>
   <input id="search" type="search" placeholder="search op or :line" aria-label="search op or line">
   <button id="zoom-out" title="zoom out">−</button><button id="zoom-in" title="zoom in">+</button>
   <button id="fit" title="fit the graph">fit</button>

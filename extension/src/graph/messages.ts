@@ -16,6 +16,8 @@ export interface GraphPayload {
   stale: boolean;
   /** null: the export made no graph (failed); `findings` says why. */
   view: GraphView | null;
+  /** Node id -> where it runs on the device (lsp/graph_command.py); empty without the executorch target. */
+  placement: Record<string, string>;
   findings: FindingJson[];
 }
 

@@ -39,6 +39,8 @@ export interface VisibleNode {
   /** Set on a collapsed group's box: how many nodes it stands for. */
   collapsed?: number;
   hue: number | null;
+  /** Where it runs on the device (a backend, `portable`, `missing kernel`); a collapsed group: its worst node's. */
+  runsOn?: string;
 }
 
 export interface VisibleGraph {
@@ -153,7 +155,40 @@ export function detailOf(node: ViewNode): string {
   return [node.shape, node.dtype].filter((s) => s !== '').join(' ');
 }
 
-export function visible(model: Model, expanded: Set<string>): VisibleGraph {
+/** Node id -> where it runs on the device: the executorch target's placement (lsp/graph_command.py). */
+export type Placement = Record<string, string>;
+export const PORTABLE = 'portable';
+export const MISSING = 'missing kernel';
+
+function rank(place: string): number {
+  return place === MISSING ? 2 : place === PORTABLE ? 1 : 0;
+}
+
+/** Where `id` runs: its own placement, or for a group the worst of its nodes' (a missing kernel over a portable op over a delegate). */
+export function runsOn(model: Model, placement: Placement, id: string): string | undefined {
+  if (!model.groups.has(id)) {
+    return placement[id];
+  }
+  let worst: string | undefined;
+  for (const node of model.view.nodes) {
+    const place = placement[node.id];
+    if (place !== undefined && (model.chain.get(node.id) ?? []).includes(id) && (worst === undefined || rank(place) > rank(worst))) {
+      worst = place;
+    }
+  }
+  return worst;
+}
+
+/** The legend's counts: how many nodes run on each backend, on portable kernels, with no kernel. */
+export function placementCounts(placement: Placement): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const place of Object.values(placement)) {
+    counts.set(place, (counts.get(place) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]));
+}
+
+export function visible(model: Model, expanded: Set<string>, placement: Placement = {}): VisibleGraph {
   const nodes: VisibleNode[] = [];
   const seen = new Set<string>();
   const boxes = new Map<string, VisibleGraph['boxes'][number]>();
@@ -179,7 +214,7 @@ export function visible(model: Model, expanded: Set<string>): VisibleGraph {
     const inner = open.at(-1) ?? null;
     const hue = inner !== null ? (model.groups.get(inner)?.hue ?? null) : null;
     if (rep === node.id) {
-      nodes.push({ id: rep, label: shortOp(node), detail: detailOf(node), kind: node.kind, group: inner, hue });
+      nodes.push({ id: rep, label: shortOp(node), detail: detailOf(node), kind: node.kind, group: inner, hue, runsOn: placement[rep] });
     } else {
       const group = model.groups.get(rep);
       nodes.push({
@@ -190,6 +225,7 @@ export function visible(model: Model, expanded: Set<string>): VisibleGraph {
         group: inner,
         collapsed: group?.size ?? 0,
         hue: group?.hue ?? null,
+        runsOn: runsOn(model, placement, rep),
       });
     }
   }

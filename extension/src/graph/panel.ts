@@ -212,6 +212,7 @@ function payloadOf(result: GraphViewResult): GraphPayload {
     status: first?.status ?? 'not exported',
     stale: result.stale,
     view: first?.view ?? null,
+    placement: first?.placement ?? {},
     findings: result.findings,
   };
 }

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
         w.acquireVsCodeApi = () => ({ postMessage: (m: unknown) => w.posted.push(m), getState: () => state, setState: (s: unknown) => (state = s) });
       });
       await page.goto(`file://${path.join(DIR, 'index.html')}`);
-      const payload: GraphPayload = { uri: 'file:///bench.py', module: path.basename(file, '.json'), file: 'bench.py', path: '/bench.py', mode: 'non-strict', status: 'exported', stale: false, view, findings: [] };
+      const payload: GraphPayload = { uri: 'file:///bench.py', module: path.basename(file, '.json'), file: 'bench.py', path: '/bench.py', mode: 'non-strict', status: 'exported', stale: false, view, placement: {}, findings: [] };
       await page.evaluate((p) => window.postMessage({ type: 'graph', payload: p, sentAt: Date.now() }, '*'), payload);
       const opened = await painted(page, 1);
       await page.screenshot({ path: path.join(DIR, `${path.basename(file, '.json')}.png`) });

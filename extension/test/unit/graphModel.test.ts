@@ -1,7 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { contentSecurityPolicy, graphHtml } from '../../src/graph/html';
-import { COLLAPSE_ABOVE, buildModel, defaultExpanded, nodesAtLine, representative, sameShape, search, visible } from '../../src/graph/model';
+import { COLLAPSE_ABOVE, MISSING, PORTABLE, buildModel, defaultExpanded, nodesAtLine, placementCounts, representative, runsOn, sameShape, search, visible } from '../../src/graph/model';
+import { legendHtml } from '../../src/graph/webview/details';
+import { layout } from '../../src/graph/webview/layout';
+import { svgContent } from '../../src/graph/webview/render';
 import type { GraphView, ViewNode } from '../../src/protocol';
 
 function node(id: string, inputs: string[], extra: Partial<ViewNode> = {}): ViewNode {
@@ -92,4 +95,27 @@ test('graph html: strict CSP, one nonce script, nothing remote', () => {
   assert.equal(html.match(/<script/g)?.length, 1);
   assert.match(html, /<script nonce="abc123" src="vscode-webview:\/\/x\/graph.js">/);
   assert.doesNotMatch(html, /https?:\/\//);
+});
+
+test('graph placement: each node outlined where it runs, a collapsed group by its worst node, a legend', () => {
+  const model = buildModel(small());
+  const placement = { linear: 'XnnpackBackend', relu: PORTABLE, linear_1: MISSING };
+  const open = visible(model, new Set(['fc', 'head', 'cond/true_graph_0']), placement);
+  const runs = new Map(open.nodes.map((n) => [n.id, n.runsOn]));
+  assert.equal(runs.get('linear'), 'XnnpackBackend');
+  assert.equal(runs.get('relu'), PORTABLE);
+  assert.equal(runs.get('x'), undefined);
+  const svg = svgContent(open, layout(open), new Map());
+  assert.match(svg, /class="node kind-op runs-delegated" data-id="linear" data-runs="XnnpackBackend"/);
+  assert.match(svg, /class="node kind-op runs-portable" data-id="relu"/);
+  assert.match(svg, /class="node kind-op runs-missing" data-id="linear_1"/);
+  assert.match(svg, /class="node kind-user_input" data-id="x"/);
+  // `head` collapsed: its box shows the kernel the runtime lacks; `fc` its delegate
+  const shut = visible(model, new Set(), placement);
+  assert.equal(shut.nodes.find((n) => n.id === 'head')?.runsOn, MISSING);
+  assert.equal(runsOn(model, placement, 'fc'), 'XnnpackBackend');
+  assert.deepEqual(placementCounts(placement), [['XnnpackBackend', 1], [PORTABLE, 1], [MISSING, 1]]);
+  assert.match(legendHtml(placementCounts(placement)), /^ExecuTorch:<span class="sw runs-delegated"><\/span>XnnpackBackend 1<span class="sw runs-portable">/);
+  assert.equal(legendHtml([]), '');
+  assert.deepEqual(visible(model, new Set()).nodes.map((n) => n.runsOn), visible(model, new Set()).nodes.map(() => undefined));
 });

@@ -31,6 +31,7 @@ class GraphViewRun(TypedDict):
     status: str
     seconds: float
     view: GraphView | None  # the worker's, as its summary carries it
+    placement: dict[str, str]  # node id -> `XnnpackBackend`, `portable`, `missing kernel` (executorch)
 
 
 class GraphViewResult(TypedDict):

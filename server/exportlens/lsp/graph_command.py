@@ -1,7 +1,8 @@
 """`exportlens.graphView(uri, module)`: the structured graph the "ExportLens: Graph" panel draws.
 
-→ {module, uri, stale, results: [{mode, status, seconds, view}], findings}: one result per tracer,
-`view` the worker's records.GraphView (None when that export made no graph), `findings` the
+→ {module, uri, stale, results: [{mode, status, seconds, view, placement}], findings}: one result per
+tracer, `view` the worker's records.GraphView (None when that export made no graph), `placement` each
+node's place on the device (the executorch target's: backend, portable, missing kernel), `findings` the
 module's diagnostics (what the panel shows and links to when the export failed). A check builds
 the view only for the module the panel last asked for (the session's `graph_views`: the panel shows one), so
 the first request exports that module again with its view; the checks after it, which the panel
@@ -11,6 +12,7 @@ redraws from, carry it.
 from __future__ import annotations
 
 from ..check.routes import route_of
+from ..worker.wire.records import LoweringResult
 from .app import ExportLensServer
 from .command_results import GraphViewResult
 from .state import ModuleEntry
@@ -47,11 +49,22 @@ def register(server: ExportLensServer) -> None:
                     "status": r.status,
                     "seconds": round(r.seconds, 3),
                     "view": r.graph.get("view") if r.graph else None,
+                    "placement": _placement(r.lowerings),
                 }
                 for r in (entry.results if entry else [])
             ],
             "findings": [f.to_json() for f in entry.findings] if entry else [],
         }
+
+
+def _placement(lowerings: list[LoweringResult]) -> dict[str, str]:
+    """Where each graph node runs on the device (the executorch target's, docs/targets.md): the panel
+    colours delegated, portable and kernel-less nodes. Empty when that target did not run."""
+    for lowering in lowerings:
+        placement = lowering.get("facts", {}).get("placement")
+        if isinstance(placement, dict):
+            return {str(k): str(v) for k, v in placement.items()}
+    return {}
 
 
 def _lacks_view(entry: ModuleEntry) -> bool:

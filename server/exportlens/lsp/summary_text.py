@@ -91,6 +91,9 @@ def command_link(title: str, command: str, args: list[Any]) -> str:
     return f"[{title}](command:{command}?{urllib.parse.quote(json.dumps(args))})"
 
 
+LISTED = 4  # a list fact's items named in the hover
+
+
 def lowering_line(result: LoweringResult) -> str:
     """One lowering's verdict and facts (docs/targets.md): `ONNX ✓ · opset 20 · 12 ops · 4.4 KB`."""
     name = label(result["target"])
@@ -105,9 +108,15 @@ def lowering_line(result: LoweringResult) -> str:
 
 def _fact(key: str, value: Any) -> str:
     """`model_bytes` 4461 -> `model 4.4 KB`, `compile_seconds` -> `compile 12.3 s`, else `key value`."""
-    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        return ""
     words = key.replace("_", " ")
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        shown = value[:LISTED]
+        more = f" and {len(value) - LISTED} more" if len(value) > LISTED else ""
+        return f"{words}: {', '.join(shown)}{more}"  # `portable ops: aten.cumsum.default`
+    if isinstance(value, dict) and value and all(_is_number(v) for v in value.values()):
+        return f"{words}: " + ", ".join(f"{k} {v}" for k, v in value.items())  # `backends: XnnpackBackend 3`
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        return ""  # a node-by-node table (`placement`): the graph panel's, too long for a hover
     if key.endswith("_bytes") and isinstance(value, (int, float)):
         return f"{words.removesuffix(' bytes')} {_size(float(value))}"
     if key.endswith("_seconds") and isinstance(value, (int, float)):
@@ -117,6 +126,10 @@ def _fact(key: str, value: Any) -> str:
     if key == "ops":
         return f"{value} ops"
     return f"{words} {value}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _size(size: float) -> str:

@@ -3,8 +3,8 @@
  * state across reloads. Messages: ../messages.ts. Runs in the webview (no Node, no vscode).
  */
 import type { GraphPayload, HostMessage, PanelState, ViewMessage } from '../messages';
-import { buildModel, defaultExpanded, nodesAtLine, representative, sameShape, search, visible, type Model } from '../model';
-import { failureHtml, groupCard, nodeCard } from './details';
+import { buildModel, defaultExpanded, nodesAtLine, placementCounts, representative, runsOn, sameShape, search, visible, type Model } from '../model';
+import { failureHtml, groupCard, legendHtml, nodeCard } from './details';
 import { layout, type Layout } from './layout';
 import { svgContent } from './render';
 import { Viewport } from './viewport';
@@ -30,6 +30,7 @@ const card = $('#card', HTMLDivElement);
 const banner = $('#banner', HTMLDivElement);
 const message = $('#message', HTMLDivElement);
 const title = $('#title', HTMLSpanElement);
+const legend = $('#legend', HTMLSpanElement);
 const searchBox = $('#search', HTMLInputElement);
 
 let payload: GraphPayload | undefined;
@@ -57,7 +58,7 @@ function draw(sentAt: number): void {
     return;
   }
   const t0 = performance.now();
-  const graph = visible(model, expanded);
+  const graph = visible(model, expanded, payload?.placement ?? {});
   placed = layout(graph);
   const lines = new Map<string, number>();
   for (const node of graph.nodes) {
@@ -111,6 +112,8 @@ function show(next: GraphPayload, sentAt: number): void {
   title.textContent = `${next.module} · ${next.file} · ${next.mode} · ${next.status}${next.view !== null ? ` · ${next.view.nodes.length} nodes${next.view.truncated ? ` of ${next.view.total}` : ''}` : ''}`;
   banner.textContent = next.stale ? 'Stale: the source changed since this export; it is being re-checked.' : '';
   banner.hidden = !next.stale;
+  legend.innerHTML = legendHtml(placementCounts(next.placement));
+  legend.hidden = legend.innerHTML === '';
   if (next.view === null) {
     model = undefined;
     root.innerHTML = '';
@@ -184,7 +187,8 @@ svg.addEventListener('mouseover', (e) => {
     card.hidden = true;
     return;
   }
-  card.innerHTML = node !== undefined ? nodeCard(node) : groupCard(group as NonNullable<typeof group>);
+  const place = model !== undefined && id != null ? runsOn(model, payload?.placement ?? {}, id) : undefined;
+  card.innerHTML = node !== undefined ? nodeCard(node, place) : groupCard(group as NonNullable<typeof group>, place);
   card.hidden = false;
   card.style.left = `${Math.min(e.clientX + 14, window.innerWidth - 380)}px`;
   card.style.top = `${Math.min(e.clientY + 14, window.innerHeight - card.offsetHeight - 8)}px`;

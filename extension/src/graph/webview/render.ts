@@ -4,7 +4,7 @@
  * clicks, hovers, highlights and the tests. Colours are presentation attributes, not style=
  * (the panel's CSP allows no inline style attributes).
  */
-import type { VisibleGraph } from '../model';
+import { MISSING, PORTABLE, type VisibleGraph } from '../model';
 import type { Layout } from './layout';
 
 export function escapeXml(text: string): string {
@@ -27,6 +27,14 @@ function fill(kind: string, hue: number | null): string {
     default:
       return '#a5602a'; // user_output, buffer_mutation, ...
   }
+}
+
+/** The CSS class of where a node runs (html.ts colours its outline): a backend, portable, no kernel. */
+export function runsClass(place: string | undefined): string {
+  if (place === undefined) {
+    return '';
+  }
+  return place === MISSING ? ' runs-missing' : place === PORTABLE ? ' runs-portable' : ' runs-delegated';
 }
 
 function path(points: { x: number; y: number }[]): string {
@@ -55,7 +63,7 @@ export function svgContent(graph: VisibleGraph, placed: Layout, lines: Map<strin
     const x = p.x - p.w / 2;
     const y = p.y - p.h / 2;
     parts.push(
-      `<g class="node kind-${node.kind}" data-id="${escapeXml(node.id)}"${line !== undefined ? ` data-line="${line}"` : ''} transform="translate(${x.toFixed(1)},${y.toFixed(1)})">` +
+      `<g class="node kind-${node.kind}${runsClass(node.runsOn)}" data-id="${escapeXml(node.id)}"${line !== undefined ? ` data-line="${line}"` : ''}${node.runsOn !== undefined ? ` data-runs="${escapeXml(node.runsOn)}"` : ''} transform="translate(${x.toFixed(1)},${y.toFixed(1)})">` +
         `<rect width="${p.w.toFixed(1)}" height="${p.h}" rx="${node.collapsed !== undefined ? 8 : 4}" fill="${fill(node.kind, node.hue)}"/>` +
         `<text class="label" x="8" y="14">${escapeXml(node.label)}</text>` +
         `<text class="detail" x="8" y="27">${escapeXml(node.detail)}</text></g>`,

@@ -67,7 +67,7 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResu
     with budget.bounded(share=0.9):
         method, said = load(buffer)
         if method is None:  # the kernels the registry lacks say why; else the runtime's words
-            missing = missing_kernels(manager) or [load_refusal(said)]
+            missing = missing_kernels(manager, facts["placement"]) or [load_refusal(said)]
             lines = {user_line(m.get("frames") or [], path) for m in missing} - {None}
             findings = [f for f in findings if user_line(f.get("frames") or [], path) not in lines] + missing
         else:

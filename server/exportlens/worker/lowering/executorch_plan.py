@@ -39,20 +39,25 @@ def delegation(edge: Any, reasons: dict[str, str], path: str) -> tuple[dict[str,
     backends: Counter[str] = Counter()
     subgraphs = 0
     portable: list[Any] = []
+    placement: dict[str, str] = {}
     for graph_module in graph_modules:
         for node in graph_module.graph.nodes:
             lowered = getattr(graph_module, node.target, None) if node.op == "get_attr" else None
             if isinstance(lowered, LoweredBackendModule):
                 subgraphs += 1
-                backends[str(lowered.backend_id)] += len(_ops(lowered.original_module.graph_module))
+                inside = _ops(lowered.original_module.graph_module)
+                backends[str(lowered.backend_id)] += len(inside)
+                _place(placement, inside, str(lowered.backend_id))
             elif node.op == "call_function" and _is_op(node):
                 portable.append(node)
+    _place(placement, portable, PORTABLE)
     delegated = sum(backends.values())
     facts: dict[str, Any] = {
         "delegated": f"{delegated}/{delegated + len(portable)} nodes",
         "delegated_subgraphs": subgraphs,
         "backends": dict(backends),
         "portable_ops": sorted({op_name(n.target) for n in portable}),
+        "placement": placement,
     }
     findings = _not_delegated(portable, reasons, path)
     if portable and not subgraphs:
@@ -63,6 +68,34 @@ def delegation(edge: Any, reasons: dict[str, str], path: str) -> tuple[dict[str,
         )
         findings.insert(0, target_finding("executorch-no-delegate", "warning", message))
     return facts, findings
+
+
+PORTABLE = "portable"  # a node's placement when no delegate took it
+MISSING = "missing kernel"  # ... and the runtime has no kernel for it
+
+
+def _place(placement: dict[str, str], nodes: list[Any], where: str) -> None:
+    """Each node's exported-program node (the graph panel's ids) -> where it runs. A node the edge
+    dialect split runs where its worst part does: portable over delegated."""
+    for node in nodes:
+        for name in exported_names(node):
+            if placement.get(name) != PORTABLE:
+                placement[name] = where
+
+
+def exported_names(node: Any) -> set[str]:
+    """The exported program's nodes this edge node came from: the roots of torch's `from_node`
+    provenance (each pass that rewrote the node adds a link); the node itself when there is none."""
+    roots: set[str] = set()
+    stack = list(getattr(node, "meta", {}).get("from_node") or [])
+    while stack:
+        source = stack.pop()
+        parents = list(getattr(source, "from_node", None) or [])
+        if parents:
+            stack += parents
+        elif isinstance(getattr(source, "name", None), str):
+            roots.add(source.name)
+    return roots or {str(node.name)}
 
 
 def _graph_modules(root: Any) -> list[Any]:
@@ -122,8 +155,9 @@ def _not_delegated(portable: list[Any], reasons: dict[str, str], path: str) -> l
     return findings
 
 
-def missing_kernels(manager: Any) -> list[LoweringFinding]:
-    """One error per operator of the `.pte` that the runtime's registry lacks, on the node emitting it."""
+def missing_kernels(manager: Any, placement: dict[str, str]) -> list[LoweringFinding]:
+    """One error per operator of the `.pte` that the runtime's registry lacks, on the node emitting it
+    (its exported nodes' placement becomes MISSING)."""
     from executorch.runtime import Runtime
 
     registered = set(Runtime.get().operator_registry.operator_names)
@@ -137,6 +171,8 @@ def missing_kernels(manager: Any) -> list[LoweringFinding]:
         for name in missing[:LIMIT]:
             for node in nodes.get(name) or [None]:
                 findings.append(_missing(name, node))
+                for exported in exported_names(node) if node is not None else ():
+                    placement[exported] = MISSING
     return findings
 
 
