@@ -165,8 +165,10 @@ CODES: dict[str, Code] = {
             "executorch-numeric-mismatch",
             "the `.pte` runs in ExecuTorch's runtime but its outputs differ from eager PyTorch beyond "
             "tolerance",
-            "compare the module's ops in eager and in the `.pte`: a delegate's kernel or a portable kernel "
-            "computes something else (a dtype, an accumulation order); report it to ExecuTorch",
+            "the message names the delegated op that makes the difference when leaving it out of "
+            "XNNPACK proves it: use its spelling there, or leave the op out of XNNPACK; else compare the "
+            "module's ops in eager and in the `.pte` (a dtype, an accumulation order) and report it to "
+            "ExecuTorch",
             EXECUTORCH_XNNPACK,
             severity="warning",
             tracer=None,

@@ -55,10 +55,15 @@ class Budget:
 
     @contextlib.contextmanager
     def bounded(self, share: float = 1.0) -> Iterator[None]:
-        """Run the block for at most `share` of the time left; OutOfBudget when it is over."""
+        """Run the block for at most `share` of the time left; OutOfBudget when it is over. Nested in
+        another bound, it ends no later than that one, and gives the outer bound back what it has left."""
         seconds = self.left() * share
+        outer, _ = signal.getitimer(signal.ITIMER_REAL)
+        if outer > 0:
+            seconds = min(seconds, outer)
         if seconds <= 0:
             raise OutOfBudget
+        started = time.monotonic()
         previous = signal.signal(signal.SIGALRM, _expire)
         signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
@@ -66,6 +71,8 @@ class Budget:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            if outer > 0:  # the outer bound goes on (at least a tick: its own expiry raises there)
+                signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 0.001))
 
 
 def _expire(signum: int, frame: object) -> None:

@@ -72,7 +72,9 @@ def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResu
             findings = [f for f in findings if user_line(f.get("frames") or [], path) not in lines] + missing
         else:
             facts["numeric_checks"] = []
-            findings += run(method, program, attempt, facts["numeric_checks"])
+            findings += run(
+                method, program, attempt, facts["numeric_checks"], edge.exported_program(), budget
+            )
     ok = not any(f["severity"] == "error" for f in findings)
     return {"target": "executorch", "ok": ok, "findings": findings, "facts": facts}
 

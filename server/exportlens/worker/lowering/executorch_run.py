@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.budget import Budget, OutOfBudget
 from ..wire.records import LoweringFinding
 from .nodes import target_finding
 from .values import ATOL, RTOL
@@ -35,8 +36,11 @@ def load_refusal(said: str) -> LoweringFinding:
     return target_finding("executorch-load-error", "error", message)
 
 
-def run(method: Any, program: Any, attempt: Any, checked: list[str]) -> list[LoweringFinding]:
-    """The first input set the method refuses or computes differently from eager, as a finding."""
+def run(
+    method: Any, program: Any, attempt: Any, checked: list[str], edge: Any, budget: Budget
+) -> list[LoweringFinding]:
+    """The first input set the method refuses or computes differently from eager, as a finding; a
+    difference on the line of the delegated op that makes it, when leaving that op out proves it."""
     import torch
 
     from .numeric import _worst, input_sets, leaves_of
@@ -56,8 +60,21 @@ def run(method: Any, program: Any, attempt: Any, checked: list[str]) -> list[Low
                     f"the `.pte`'s outputs differ from eager on {label}: max abs error {error[0]:.3g}, max "
                     f"rel error {error[1]:.3g} (tolerance rtol={RTOL:g}, atol={ATOL:g})."
                 )
-                return [target_finding("executorch-numeric-mismatch", "warning", message)]
+                finding = target_finding("executorch-numeric-mismatch", "warning", message)
+                return [_placed(finding, program, edge, inputs, want, budget)]
     return []
+
+
+def _placed(
+    finding: LoweringFinding, program: Any, edge: Any, inputs: list[Any], want: list[Any], budget: Budget
+) -> LoweringFinding:
+    from .executorch_blame import blame, blamed_finding
+
+    try:
+        found = blame(program, edge, inputs, want, budget)
+    except (Exception, OutOfBudget):  # noqa: BLE001 - no proof in time: the finding stays on the module
+        return finding
+    return blamed_finding(finding, *found) if found is not None else finding
 
 
 def _run_refusal(label: str, exc: BaseException) -> LoweringFinding:
