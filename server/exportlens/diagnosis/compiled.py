@@ -63,21 +63,11 @@ def _break(raw: GraphBreak, code: str, ctx: DiagnosisContext, sources: Sources) 
 
 
 def _recompile(raw: Recompile, ctx: DiagnosisContext, sources: Sources) -> Finding:
-    sizes = ", ".join(str(s) for s in raw.get("sizes") or [])
-    message = (
-        f"torch.compile: {ctx.label} recompiles for each new {_dim_name(raw.get('dim'))} (called with sizes "
-        f"{sizes}): torch's guard failed: {raw.get('reason', '')}. "
-    )
     frames = [_resolved(f, ctx) for f in raw.get("frames") or []]
     user = workspace_frames(frames, ctx)
-    if user:
-        message += "This line pins the size to a constant. "
-    if limit := raw.get("limit"):
-        message += (
-            f"After {limit} sizes torch stops recompiling it (`torch._dynamo.config.recompile_limit`) and "
-            "runs it eagerly, without a word. "
-        )
-    message += _remedies(raw)
+    message = (
+        _state_text(raw, ctx, bool(user)) if raw.get("dim") == "state" else _size_text(raw, ctx, bool(user))
+    )
     fix = {"compile": True, "reason": raw.get("reason"), "dim": raw.get("dim")}
     if not user:
         return _finding(RECOMPILE, message, ctx, (ctx.path, ctx.anchor), [], url_for(RECOMPILE), fix)
@@ -86,6 +76,50 @@ def _recompile(raw: Recompile, ctx: DiagnosisContext, sources: Sources) -> Findi
         [Related(ctx.path, ctx.anchor, f"{ctx.label} is compiled here")] if place.path != ctx.path else []
     )
     return _finding(RECOMPILE, message, ctx, (place.path, place.range), related, url_for(RECOMPILE), fix)
+
+
+def _size_text(raw: Recompile, ctx: DiagnosisContext, placed: bool) -> str:
+    sizes = ", ".join(str(s) for s in raw.get("sizes") or [])
+    message = (
+        f"torch.compile: {ctx.label} recompiles for each new {_dim_name(raw.get('dim'))} (called with sizes "
+        f"{sizes}): torch's guard failed: {raw.get('reason', '')}. "
+    )
+    if placed:
+        message += "This line pins the size to a constant. "
+    if limit := raw.get("limit"):
+        message += (
+            f"After {limit} sizes torch stops recompiling it (`torch._dynamo.config.recompile_limit`) and "
+            "runs it eagerly, without a word. "
+        )
+    return message + _remedies(raw)
+
+
+def _state_text(raw: Recompile, ctx: DiagnosisContext, placed: bool) -> str:
+    """A guard on Python state the forward changes itself: every call recompiles, same inputs or not."""
+    message = (
+        f"torch.compile: {ctx.label} recompiles on every call with the same inputs: its guard "
+        f"`{raw.get('reason', '')}` fails on the next call, because the forward changes that value. "
+    )
+    if placed:
+        message += "This line changes (or reads) it. "
+    if limit := raw.get("limit"):
+        message += (
+            f"After {limit} calls torch stops recompiling it (`torch._dynamo.config.recompile_limit`) and "
+            "runs it eagerly, without a word. "
+        )
+    tried = raw.get("tried") or {}
+    proven = [f"`torch._dynamo.config.{knob} = True`" for knob, why in tried.items() if not why]
+    if proven:
+        return (
+            message
+            + "Proven to remove it (one recompile as the value turns dynamic, then none; outputs match "
+            + f"eager): {proven[0]}."
+        )
+    failed = "; ".join(f"`{knob}` {why}" for knob, why in tried.items() if why)
+    keep = (
+        "Keep the changing value in a tensor (a registered buffer updated in place) or outside the forward."
+    )
+    return message + keep + (f" Checked: {failed}." if failed else "")
 
 
 def _remedies(raw: Recompile) -> str:

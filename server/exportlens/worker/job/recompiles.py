@@ -60,7 +60,7 @@ def recompiles(compiled: Any, attempt: Any, pinned: list[tuple[str, Frame | None
                         "dim": f"shape[{dim}]",
                         "sizes": sizes,
                         "frames": frames,
-                        "limit": _recompile_limit(),
+                        "limit": recompile_limit(),
                     }
                 )
     return found
@@ -123,7 +123,7 @@ def _graph_as_is(gm: Any, _example_inputs: Any) -> Any:
     return gm.forward
 
 
-def _recompile_limit() -> int:
+def recompile_limit() -> int:
     from torch._dynamo import config
 
     return int(getattr(config, "recompile_limit", getattr(config, "cache_size_limit", 8)))

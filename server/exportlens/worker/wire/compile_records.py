@@ -34,6 +34,7 @@ class Recompile(_RecompileRequired, total=False):
     # each remedy tried on a fresh compile at the same calls (worker/job/recompiles.py): "" when
     # proven (no recompile, outputs match eager), else what torch did instead
     tried: dict[str, str]
+    hint: str  # torch's own hint in the guard failure (a state recompile: `dim` is "state")
 
 
 class _ReportRequired(TypedDict):
