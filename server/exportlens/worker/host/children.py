@@ -102,6 +102,22 @@ def timed_out(run: Running) -> protocol.JobAnswer:
     return answer
 
 
+def crashed_after_answer(run: Running, how: str) -> protocol.JobAnswer | None:
+    """A child that died in a pass after its answer (a lowering, the parts' eager run) leaves that
+    answer: the export's verdict stands, the pass that crashed is said as not run; else None."""
+    if run.fallback is None:
+        return None
+    answer: protocol.JobAnswer = {**run.fallback, "crashed_in": run.stage}
+    failure = answer.get("failure")
+    if failure is not None and not failure.get("more_truncated"):
+        failure["more_truncated"] = f"{protocol.PASSES[run.stage]} crashed the check's process ({how})"
+    targets = run.job.get("targets") or []
+    if answer["status"] == "exported" and targets and "targets" not in answer:
+        skipped = protocol.TARGET_CRASHED.format(how=how, what=protocol.PASSES[run.stage])
+        answer["targets"] = [{"target": t, "ok": False, "skipped": skipped} for t in targets]
+    return answer
+
+
 def can_fork() -> bool:
     return start_method(chosen=os.environ.get("EXPORTLENS_START")) == "fork"
 

@@ -25,6 +25,7 @@ from .children import (
     Running,
     can_fork,
     child_exited,
+    crashed_after_answer,
     describe_status,
     kill_group,
     spawn_child,
@@ -213,7 +214,9 @@ class Worker:
             return {"status": run.killed}
         report = protocol.decode_report(bytes(run.result)) if answered else {"partial": False}
         if "answer" not in report:
-            return {"status": "crashed", "exit": describe_status(status)}
+            exit_info = describe_status(status)
+            how = str(exit_info.get("signal") or f"exit status {exit_info.get('code')}")
+            return crashed_after_answer(run, how) or {"status": "crashed", "exit": exit_info}
         answer = report["answer"]
         run.fake_cache = report.get("fake_cache")
         if "entered" in report and "timings" in answer:

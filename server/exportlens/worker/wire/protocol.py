@@ -70,6 +70,11 @@ def out_of_time(step: Pass) -> str:
 TARGET_OUT_OF_TIME = (
     "it ran out of the job's time limit; raise `timeoutSeconds` (`--timeout`) to give it more"
 )
+# A child that crashed after its answer (a clean export, then its lowering ran the `.pte` or eager).
+TARGET_CRASHED = (
+    "the check's process crashed ({how}) while {what}: the export itself finished before; "
+    "the crash is in that pass, not the export (the output shows what it printed)"
+)
 
 
 # -- the job --------------------------------------------------------------------------------
@@ -246,6 +251,7 @@ class JobAnswer(_AnswerRequired, total=False):
     save_error: str
     reason: str  # why skipped / timed out / crashed
     stopped_in: Pass  # the pass its time limit stopped (a timeout; or a pass after the answer it keeps)
+    crashed_in: Pass  # the pass after the answer it keeps in which the child crashed
     stopped_at: list[Frame]  # its stack when stopped, innermost first (host/stack_at_stop.py)
     exit: ExitInfo  # crashed
     worker_died: bool  # crashed because the worker itself went away
