@@ -94,3 +94,49 @@ def test_the_recipes_are_read_from_the_installed_file() -> None:
     assert ("cache_implementation", '"static"') in found.requires
     assert recipes(str(package.parent / "none-such")) is None  # a transformers without the integration
     assert cache_advice(None, None).startswith("last, `use_cache=False`")
+
+
+T5 = """\
+import torch
+from transformers import T5Config, T5ForConditionalGeneration
+
+config = T5Config(num_layers=2, d_model=32, num_heads=2, d_ff=64, d_kv=16, vocab_size=100, decoder_start_token_id=0)
+model = T5ForConditionalGeneration(config).eval()
+ids = torch.randint(0, 100, (1, 8))
+"""
+T5_EXPORT = T5 + "program = torch.export.export(model, (ids,), {'decoder_input_ids': ids[:, :4]})\n"
+# the advice for an encoder-decoder, followed as written
+T5_ADVISED = (
+    T5
+    + """\
+from transformers.integrations.executorch import Seq2SeqLMExportableModule
+
+wrapper = Seq2SeqLMExportableModule(model, batch_size=1, max_hidden_seq_length=64, max_cache_length=16)
+wrapper.export(ids)
+print("exported", type(wrapper.exported_encoder).__name__, type(wrapper.exported_decoder).__name__)
+"""
+)
+
+
+def test_an_encoder_decoder_gets_the_seq2seq_wrapper_and_it_exports(tmp_path: Path) -> None:
+    """T5 returns an `EncoderDecoderCache`: the advice is the installed library's seq2seq wrapper (the
+    decoder-only one refuses an encoder-decoder), and that wrapper, followed as written, exports."""
+    (tmp_path / "export_t5.py").write_text(T5_EXPORT)
+    out = run_cli("export_t5.py", "--no-cache", "--format", "json", cwd=tmp_path, python=WORKER_PYTHON)
+    (entry,) = json.loads(out.stdout)["files"]
+    (finding,) = [d for d in entry["diagnostics"] if d["severity"] == "error"]
+    message = finding["message"]
+    assert "EncoderDecoderCache" in message and "Seq2SeqLMExportableModule(model, batch_size=" in message
+    assert "TorchExportableModuleForDecoderOnlyLM" not in message, message
+    assert any("modeling_t5.py" in r["path"] for r in finding["related"]), finding["related"]
+    (tmp_path / "advised.py").write_text(T5_ADVISED)
+    done = subprocess.run(
+        [WORKER_PYTHON or sys.executable, "advised.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0 and "exported ExportedProgram ExportedProgram" in done.stdout, done.stderr[
+        -2000:
+    ]

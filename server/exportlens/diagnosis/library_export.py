@@ -25,6 +25,10 @@ from ..worker.wire.records import FailureRecord
 _PACKAGE = re.compile(r"^(?P<package>.*/(?:site|dist)-packages/transformers)/")
 WRAPPERS = ("TorchExportableModuleForDecoderOnlyLM", "TorchExportableModuleWithStaticCache")
 DYNAMIC = ("export_with_dynamic_cache", "register_dynamic_cache_export_support")
+SEQ2SEQ = (
+    "Seq2SeqLMExportableModule"  # an encoder-decoder (T5, Whisper): encoder + decoder with a static cache
+)
+SEQ2SEQ_CACHES = ("EncoderDecoderCache",)  # what such a model returns
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class ExportRecipes:
     wrapper_arguments: tuple[str, ...]  # its constructor's, besides `model` (batch_size, max_cache_len…)
     requires: tuple[tuple[str, str], ...]  # generation_config attribute -> the value it must have
     dynamic: tuple[str, ...]  # the DynamicCache helpers it has
+    seq2seq_arguments: tuple[str, ...] | None = None  # SEQ2SEQ's constructor's, when it is defined
 
 
 def transformers_folder(record: FailureRecord) -> str | None:
@@ -70,7 +75,11 @@ def _read(path: str, _stamp: int) -> ExportRecipes | None:
         arguments = _init_arguments(node)
     static = defined.get("TorchExportableModuleWithStaticCache")
     requires = _required_generation_config(static) if isinstance(static, ast.ClassDef) else ()
-    return ExportRecipes(wrapper, arguments, requires, tuple(n for n in DYNAMIC if n in defined))
+    seq2seq = defined.get(SEQ2SEQ)
+    encoder_decoder = _init_arguments(seq2seq) if isinstance(seq2seq, ast.ClassDef) else None
+    return ExportRecipes(
+        wrapper, arguments, requires, tuple(n for n in DYNAMIC if n in defined), encoder_decoder
+    )
 
 
 def _init_arguments(cls: ast.ClassDef) -> tuple[str, ...]:
@@ -114,10 +123,26 @@ def _generation_config_attr(node: ast.expr) -> str | None:
     return None
 
 
-def cache_advice(found: ExportRecipes | None, version: str | None) -> str:
-    """The fix for a returned transformers cache, best first; `use_cache=False` last, with its cost."""
+def cache_advice(found: ExportRecipes | None, version: str | None, cache: str = "DynamicCache") -> str:
+    """The fix for a returned transformers cache, best first; `use_cache=False` last, with its cost.
+    An encoder-decoder's cache (`EncoderDecoderCache`) gets the seq2seq wrapper, never the decoder-only one."""
     installed = f"transformers {version}" if version else "the installed transformers"
     ways: list[str] = []
+    if cache in SEQ2SEQ_CACHES:
+        if found is not None and found.seq2seq_arguments is not None:
+            sized = ("batch_size", "max_hidden_seq_length", "max_cache_length")
+            arguments = ", ".join(f"{a}=…" for a in found.seq2seq_arguments if a in sized)
+            call = f"`transformers.integrations.executorch.{SEQ2SEQ}(model{', ' + arguments if arguments else ''})`"
+            ways.append(
+                f"keep the cache: {installed} exports a text encoder-decoder (an encoder that takes "
+                f"`input_ids`, as T5's and BART's do; not Whisper's audio features) as its encoder and a "
+                f"decoder step with a static cache through {call} and its `.export(...)`"
+            )
+        ways.append(
+            "last, `use_cache=False` (the config or the call): it exports, but generation then recomputes "
+            "the whole decoded sequence for every token"
+        )
+        return "; or ".join(ways)
     if found is not None and found.wrapper:
         arguments = ", ".join(
             f"{a}=…" for a in found.wrapper_arguments if a in ("batch_size", "max_cache_len")

@@ -49,7 +49,7 @@ def output_kind(record: FailureRecord) -> Kind | None:
         version = installed(package + "/__init__.py") if package else None
         found = recipes(package) if package else None
         fix = {"type": full, "class": name, "library": "transformers"}
-        fix["hint"] = cache_advice(found, version[1] if version else None)
+        fix["hint"] = cache_advice(found, version[1] if version else None, name)
     elif "Cache" in name:
         hint = f"export without the cache (`use_cache=False` in the config or call), or {hint}"
         fix["hint"] = hint
