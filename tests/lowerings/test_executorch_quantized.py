@@ -134,3 +134,36 @@ async def test_a_line_left_portable_says_the_program_is_the_quantized_one(engine
     # both input sets ran on the int8 `.pte`, the dynamic batch's second size too
     assert facts["numeric_checks"] == ["the example inputs", "size 4 of the dynamic dim 0 of `x`"]
     assert facts["quantized_max_abs_error"] > 0 and facts["quantized_max_rel_error"] > 0
+
+
+FLOAT64 = """
+    import torch
+
+    class Precise(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x))
+
+    torch.export.export(Precise().double().eval(), (torch.randn(2, 4, dtype=torch.float64),))
+"""
+
+
+async def test_torchaos_refusal_of_a_float64_layer_is_an_error_on_the_line_using_it(
+    engine: Engine, write
+) -> None:
+    path = write("precise.py", FLOAT64)
+    result = await _check(engine, path)
+    refused = only(result, "executorch-quantize-error")
+    # convert_pt2e's quantize step of the weight has no line of its own: the Linear's call is its user
+    assert refused.severity == "error" and refused.range.start.line == line_of(path, "torch.relu(self.fc(x))")
+    assert refused.message.startswith(
+        "ExecuTorch: torchao's `convert_pt2e` refused the program at "
+        "`quantized_decomposed.quantize_per_tensor.default` (AssertionError: Expecting input to have dtype "
+        "torch.float32, but got dtype: torch.float64). XNNPACK's quantizer takes float32"
+    )
+    assert [d.code for d in result.diagnostics] == ["executorch-quantize-error"]
+    lowering = _executorch(result, "Precise")
+    assert lowering["ok"] is False and "facts" not in lowering  # nothing lowered

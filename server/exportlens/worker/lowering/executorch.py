@@ -34,6 +34,7 @@ NO_VALUES = (
 )
 _PACKET = re.compile(r"\b([a-z_]\w*)::(\w+)\b")
 QUANTIZES = True  # lowering/__init__.py passes the job's `quantize`
+_RUNNING = re.compile(r"While executing %(\w+)")  # torch.fx's note: the node an interpreter ran
 _OP = re.compile(r"\b(aten|dim_order_ops|quantized_decomposed|[a-z_]\w*)(?:::|\.)(\w+)\.(\w+)\b")
 
 
@@ -54,7 +55,7 @@ def check(program: Any, attempt: Any, path: str, budget: Budget, quantize: str =
             try:
                 program = quantized(program, attempt)
             except Refused as exc:
-                return _refused("executorch-quantize-error", f"torchao's {exc.step}", exc, float_program)
+                return _refused("executorch-quantize-error", f"torchao's {exc.step}", exc, exc.program)
     reasons: dict[str, str] = {}
     with budget.bounded(share=0.6):  # the rest for to_executorch and the runtime
         # Imported in the bound: seconds in a cold child (torchao, the XNNPACK partitioner).
@@ -132,7 +133,10 @@ def refusal(code: str, step: str, exc: BaseException, program: Any) -> LoweringF
     where = f" at `{op}`" if op else ""
     reason = _first_lines(chain[-1]) or type(chain[-1]).__name__
     hint = (
-        "Rewrite the line it names, or check the float program (`exportlens.quantize` `none`)."
+        "XNNPACK's quantizer takes float32: build the model and its inputs in float32 (`.float()`), or check "
+        "the float program (`exportlens.quantize` `none`)."
+        if quantizing and "to have dtype torch.float32" in text
+        else "Rewrite the line it names, or check the float program (`exportlens.quantize` `none`)."
         if quantizing
         else "A custom op needs an out variant (`ns::op.out`, registered with torch.library) and its kernel "
         "in the runtime build, or a backend whose partitioner delegates it."
@@ -149,6 +153,10 @@ def _named(program: Any, text: str) -> tuple[Any, str]:
         nodes = call_nodes(program)
     except Exception:  # noqa: BLE001 - a program half through lowering: no node, the module
         return None, ""
+    if (running := _RUNNING.search(text)) and (
+        node := next((n for n in nodes if n.name == running[1]), None)
+    ):
+        return _traced(node), op_name(node.target)
     by_op: dict[str, Any] = {}
     for node in nodes:
         by_op.setdefault(op_name(node.target), node)
@@ -163,6 +171,20 @@ def _named(program: Any, text: str) -> tuple[Any, str]:
     return None, ""
 
 
+def _traced(node: Any) -> Any:
+    """The node, else the first node using its value that has a line (a pass's node has none: the
+    quantize step of a weight is placed on the layer that uses the weight)."""
+    seen, queue = {node}, [node]
+    while queue:
+        here = queue.pop(0)
+        if here.meta.get("stack_trace"):
+            return here
+        fresh = [u for u in here.users if u not in seen]
+        seen.update(fresh)
+        queue += fresh
+    return node
+
+
 def _first_lines(exc: BaseException) -> str:
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip()
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).split("While executing %")[0].strip()
     return " ".join(text.splitlines()[:3])[:500]

@@ -15,6 +15,7 @@ model's.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 from ..wire.records import LoweringFinding
@@ -25,11 +26,12 @@ STEPS = ("`prepare_pt2e`", "the calibration call", "`convert_pt2e`", "the conver
 
 
 class Refused(Exception):
-    """A step of the pt2e flow raised: `step` names it, the cause is torchao's (or torch's) own."""
+    """A step of the pt2e flow raised: `step` names it, the cause is torchao's (or torch's) own;
+    `program` has the graph the step ran (`.graph_module`), whose nodes keep the user's lines."""
 
-    def __init__(self, step: str, cause: BaseException) -> None:
+    def __init__(self, step: str, cause: BaseException, program: Any) -> None:
         super().__init__(f"{step}: {cause}")
-        self.step = step
+        self.step, self.program = step, program
         self.__cause__ = cause
 
 
@@ -45,18 +47,18 @@ def quantized(program: Any, attempt: Any) -> Any:
     args, kwargs = attempt.args, attempt.kwargs or {}
     quantizer = XNNPACKQuantizer()
     quantizer.set_global(get_symmetric_quantization_config())
-    step = STEPS[0]
+    step, ran = STEPS[0], program
     try:
         prepared = prepare_pt2e(program.module(), quantizer)
-        step = STEPS[1]
+        step, ran = STEPS[1], SimpleNamespace(graph_module=prepared)
         with torch.no_grad():
             prepared(*args, **kwargs)  # the observers see the example inputs' ranges
         step = STEPS[2]
         converted = convert_pt2e(prepared)
-        step = STEPS[3]
+        step, ran = STEPS[3], SimpleNamespace(graph_module=converted)
         return torch.export.export(converted, args, kwargs or None, dynamic_shapes=attempt.dynamic_shapes)
     except Exception as exc:  # torchao's refusal: placed on the user's line by the caller
-        raise Refused(step, exc) from exc
+        raise Refused(step, exc, ran) from exc
 
 
 class Judge:
