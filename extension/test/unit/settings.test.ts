@@ -101,7 +101,7 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
 });
 
 test('every server setting name is one the server knows (config/settings.py SPECS)', () => {
-  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity', 'compile', 'daemon'];
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'quantize', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity', 'compile', 'daemon'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);
   }
