@@ -1,6 +1,7 @@
 """What each target (`core-aten`, `onnx`, `executorch`, `aoti`) costs next to a plain export (warm, CPU s).
 
     PYTHONPATH=server python bench/lowering_cost.py [--repeat N] [--transformer LAYERS] [--no-aoti]
+                                                    [--quantize]
 
 The model is bench/models.py's MLP (or its transformer); each run exports it, then runs each
 target's `check` (worker/lowering/) on that program, as the child does after a clean export.
@@ -8,7 +9,8 @@ One warm-up run first (torch.onnx builds its registry once per process, as a war
 the figures are medians of the CPU time of the runs after it: this process's and its waited-for
 children's (AOTInductor's g++), as the C++ compile is most of `aoti`.  `aoti` compiles with
 inductor's caches off, as after an edit (a warm cache would time a cache hit, not a compile); its
-wall time is printed too.
+wall time is printed too.  `--quantize` adds the row `executorch-int8`: the `executorch` target with
+`exportlens.quantize` `xnnpack` (torchao's pt2e flow first, worker/lowering/quantize.py).
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ class Attempt:
 
     def __init__(self, module: Any, args: tuple[Any, ...]) -> None:
         self.module, self.args, self.kwargs, self.meta = module, args, {}, False
+        self.dynamic_shapes = None
+
+
+QUANTIZED = "executorch-int8"  # the row of the executorch target with exportlens.quantize = "xnnpack"
 
 
 def build(spec: ModelSpec) -> tuple[Any, tuple[Any, ...]]:
@@ -60,7 +66,9 @@ def one_run(module: Any, args: tuple[Any, ...], targets: tuple[str, ...]) -> dic
         uncached = torch._inductor.config.patch(force_disable_caches=True) if target == "aoti" else None
         with uncached or contextlib.nullcontext():
             budget = Budget(time.monotonic() + 600)
-            (result,) = lower([target], program, Attempt(module, args), "<bench>", budget)
+            quantize = "xnnpack" if target == QUANTIZED else "none"
+            name = "executorch" if target == QUANTIZED else target
+            (result,) = lower([name], program, Attempt(module, args), "<bench>", budget, quantize)
         figures[target], figures[f"{target} wall"] = cpu() - started, time.perf_counter() - wall
         if not result.get("ok"):
             raise SystemExit(f"{target} did not pass on the benchmark model: {result}")
@@ -74,19 +82,21 @@ def main() -> None:
         "--transformer", type=int, default=0, metavar="LAYERS", help="the transformer instead"
     )
     parser.add_argument("--no-aoti", action="store_true", help="leave out aoti (tens of seconds a run)")
+    parser.add_argument("--quantize", action="store_true", help=f"add {QUANTIZED}: executorch, quantized")
     options = parser.parse_args()
     spec = transformer(options.transformer) if options.transformer else mlp()
     module, args = build(spec)
-    targets = ("core-aten", "onnx", "executorch") + (() if options.no_aoti else ("aoti",))
+    targets = ("core-aten", "onnx", "executorch") + ((QUANTIZED,) if options.quantize else ())
+    targets += () if options.no_aoti else ("aoti",)
     cold = one_run(module, args, targets)
     runs = [one_run(module, args, targets) for _ in range(options.repeat)]
     print(f"{spec.label}; torch {torch.__version__}; median of {options.repeat} warm runs (CPU s, with g++)")
     export = statistics.median(r["export"] for r in runs)
-    print(f"{'step':<12} {'cold':>8} {'median':>8} {'x export':>9} {'wall':>8}")
+    print(f"{'step':<15} {'cold':>8} {'median':>8} {'x export':>9} {'wall':>8}")
     for step in ("export", *targets):
         median = statistics.median(r[step] for r in runs)
         wall = f"{statistics.median(r[step + ' wall'] for r in runs):>8.3f}" if step != "export" else ""
-        print(f"{step:<12} {cold[step]:>8.3f} {median:>8.3f} {median / export:>9.2f} {wall}")
+        print(f"{step:<15} {cold[step]:>8.3f} {median:>8.3f} {median / export:>9.2f} {wall}")
 
 
 if __name__ == "__main__":

@@ -215,6 +215,8 @@ export interface ServerSettings {
   device: 'fake' | 'real' | 'cpu';
   /** Where the program must lower after the export (docs/targets.md); `aoti` only on demand. */
   targets: ('export' | 'core-aten' | 'onnx' | 'aoti' | 'executorch')[];
+  /** The executorch target's program quantized first by torchao's pt2e flow (docs/targets.md). */
+  quantize: 'none' | 'xnnpack';
   trusted: boolean;
   /** false: no file is checked. */
   enable: boolean;

@@ -15,6 +15,8 @@ export type Device = ServerSettings['device'];
 export const DEVICES: readonly Device[] = ['fake', 'real', 'cpu'];
 export type Lowering = 'export' | 'core-aten' | 'onnx' | 'aoti' | 'executorch';
 export const LOWERINGS: readonly Lowering[] = ['export', 'core-aten', 'onnx', 'aoti', 'executorch'];
+export type Quantize = 'none' | 'xnnpack';
+export const QUANTIZE: readonly Quantize[] = ['none', 'xnnpack'];
 export type CompileChoice = 'auto' | 'all' | 'off';
 export const COMPILE_CHOICES: readonly CompileChoice[] = ['auto', 'all', 'off'];
 export type Level = 'error' | 'warning' | 'information' | 'hint' | 'off';
@@ -32,6 +34,7 @@ export interface ClientSettings {
   metaAboveMb: number;
   device: 'fake' | 'real' | 'cpu';
   targets: Lowering[];
+  quantize: Quantize;
   enable: boolean;
   exclude: string[];
   ignore: string[];
@@ -51,6 +54,7 @@ export const DEFAULTS: ClientSettings = {
   metaAboveMb: 1024,
   device: 'fake',
   targets: ['export'],
+  quantize: 'none',
   enable: true,
   exclude: [],
   ignore: [],
@@ -115,6 +119,7 @@ export function readClientSettings(get: SettingReader): ClientSettings {
     metaAboveMb: number(get('metaAboveMb'), DEFAULTS.metaAboveMb, (n) => n >= 0),
     device: oneOf(get('device'), DEVICES, DEFAULTS.device),
     targets: targets(get('targets')),
+    quantize: oneOf(get('quantize'), QUANTIZE, DEFAULTS.quantize),
     enable: get('enable') !== false,
     exclude: strings(get('exclude')),
     ignore: strings(get('ignore')),
@@ -143,6 +148,7 @@ export function toServerSettings(settings: ClientSettings, context: ServerContex
     metaAboveMb: settings.metaAboveMb,
     device: settings.device,
     targets: settings.targets,
+    quantize: settings.quantize,
     trusted: context.trusted,
     enable: settings.enable,
     exclude: settings.exclude,

@@ -20,7 +20,7 @@ from .check.suppression import as_configured
 from .codes import registered
 from .config.files import excluded, walk
 from .config.project import Project, project_of
-from .config.settings import COMPILE_CHOICES, Settings
+from .config.settings import COMPILE_CHOICES, QUANTIZE, Settings
 from .daemon_cli import add_daemon_parser, run_daemon_command
 from .engine import Engine, EngineOptions
 from .engine.process import WorkerError
@@ -90,6 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="also check that each clean export lowers to this target (repeatable): core-aten, onnx,"
         " aoti (compiles C++: slow); default: export only (docs/targets.md)",
+    )
+    check.add_argument(
+        "--quantize",
+        choices=QUANTIZE,
+        default=None,
+        help="the executorch target's program: float as exported (none, the default) or int8 by torchao's"
+        " pt2e flow with the XNNPACK quantizer (xnnpack); docs/targets.md",
     )
     check.add_argument(
         "--compile",
@@ -191,6 +198,7 @@ def explicit_settings(args: argparse.Namespace) -> dict[str, Any]:
         "meta_above_mb": args.meta_above,
         "device": args.device,
         "compile": args.compile,
+        "quantize": args.quantize,
         "python": args.python,
         "targets": tuple(dict.fromkeys(("export", *args.target))) if args.target is not None else None,
         "exclude": tuple(args.exclude) if args.exclude is not None else None,
@@ -237,6 +245,7 @@ def check_options(settings: Settings) -> CheckOptions:
         meta_above_mb=settings.meta_above_mb or None,
         device=settings.device,
         compile=settings.compile,
+        quantize=settings.quantize,
         lowerings=tuple(dict.fromkeys(("export", *settings.targets))),  # export first: always run
         on_demand=True,  # `--target aoti` was asked for: it runs (a C++ compile per module)
         timeout=settings.timeout_seconds,  # each file's own limits (its pyproject.toml's)

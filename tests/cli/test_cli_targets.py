@@ -103,3 +103,33 @@ def test_the_on_device_example_and_its_topk_rewrite(tmp_path: Path) -> None:
     assert found == [("executorch-not-delegated", sort), ("executorch-not-delegated", cumsum)], found
     (lowering,) = entry["modules"][0]["targets"]
     assert lowering["ok"] is True and lowering["facts"]["numeric_checks"] == ["the example inputs"], lowering
+
+
+def test_executorch_quantized_is_its_own_result_in_the_cache(tmp_path: Path) -> None:
+    """`--target executorch --quantize xnnpack`: the int8 `.pte`'s error against the float model is
+    a warning on the module and facts in the JSON; the float run before it, cached, is not reused."""
+    from tests.lowerings.test_executorch_quantized import DIFFERENCE
+
+    source = textwrap.dedent(DIFFERENCE).lstrip("\n")
+    (tmp_path / "difference.py").write_text(source)
+    module_line = 1 + source.splitlines().index("class Difference(nn.Module):")
+    cache = tmp_path / "cache"
+    ask = ("difference.py", "--target", "executorch", "--format", "json")
+    plain = run_cli(*ask, cwd=tmp_path, cache=cache)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    (entry,) = json.loads(plain.stdout)["files"]
+    assert entry["diagnostics"] == [] and "quantized" not in entry["modules"][0]["targets"][0]["facts"]
+    out = run_cli(*ask, "--quantize", "xnnpack", cwd=tmp_path, cache=cache)
+    assert out.returncode == 0, out.stdout + out.stderr  # a warning
+    (entry,) = json.loads(out.stdout)["files"]
+    found = [(d["code"], d["severity"], d["range"]["start"]["line"] + 1) for d in entry["diagnostics"]]
+    assert found == [("executorch-quantized-error", "warning", module_line)], found
+    (target,) = entry["modules"][0]["targets"]
+    facts = target["facts"]
+    assert target["target"] == "executorch" and target["ok"] is True and facts["quantized"] == "xnnpack"
+    assert facts["quantized_max_rel_error"] > 0.1 and facts["quantized_max_abs_error"] > 0
+    text = run_cli(*ask[:3], "--quantize", "xnnpack", cwd=tmp_path, cache=cache)  # cached now
+    assert (
+        f"difference.py:{module_line}:" in text.stdout
+        and "warning[executorch-quantized-error]" in text.stdout
+    )

@@ -30,7 +30,8 @@ severity = { side-effect-baked = "information", train-mode-dropout = "off" }
 def test_every_key_of_the_declaration_is_read(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         PROJECT.replace(', train-mode-dropout = "off"', "")
-        + 'compile = "off"\ndaemon = false\ndaemon-idle = 5\nunchecked-exit = 0\nforce-exclude = true\n'
+        + 'compile = "off"\nquantize = "xnnpack"\ndaemon = false\ndaemon-idle = 5\nunchecked-exit = 0\n'
+        + "force-exclude = true\n"
     )
     project = project_of(str(tmp_path / "pkg" / "model.py"))
     assert project.errors == ()
@@ -40,13 +41,14 @@ def test_every_key_of_the_declaration_is_read(tmp_path: Path) -> None:
     assert settings.device == "cpu" and settings.all_failures is False and settings.meta_above_mb == 0.0
     assert settings.exclude == ("generated/**",) and settings.ignore == ("exported-in-training-mode",)
     assert settings.severity == (("side-effect-baked", "information"),)
-    assert settings.compile == "off"
+    assert settings.compile == "off" and settings.quantize == "xnnpack"
     assert settings.daemon is False and settings.daemon_idle_seconds == 5.0
     assert settings.unchecked_exit == 0 and settings.force_exclude is True
     assert settings.results_key() != Settings().results_key(), "the configuration is in the results key"
     assert {s.toml for s in SPECS if s.toml} == {
         "mode", "targets", "timeout", "memory-limit", "device", "all-failures", "meta-above", "exclude",
-        "severity", "ignore", "compile", "daemon", "daemon-idle", "unchecked-exit", "force-exclude",
+        "severity", "ignore", "compile", "quantize", "daemon", "daemon-idle", "unchecked-exit",
+        "force-exclude",
     }  # fmt: skip
 
 

@@ -65,3 +65,25 @@ async def test_the_editor_shows_the_executorch_findings_and_facts(server: Sessio
         assert " · pte " in text and " KB" in text, text
     finally:
         await server.set_settings(targets=["export"])
+
+
+async def test_the_editor_shows_a_quantized_programs_error_against_the_float_model(server: Session) -> None:
+    """`exportlens.quantize` `xnnpack`: int8's loss on a difference of two close layers is a warning on
+    the class, and the hover says the program is quantized and how far off it is."""
+    from tests.lowerings.test_executorch_quantized import DIFFERENCE
+
+    await server.set_settings(targets=["export", "executorch"], quantize="xnnpack")
+    try:
+        source = textwrap.dedent(DIFFERENCE).lstrip("\n")
+        diagnostics = await server.open("et_difference.py", source)
+        assert [(d.code, d.range.start.line) for d in diagnostics] == [
+            ("executorch-quantized-error", line_of(source, "class Difference"))
+        ], diagnostics
+        uri = (server.root / "et_difference.py").resolve().as_uri()
+        text = await server.hover(uri, line_of(source, "class Difference"), 8)
+        assert text is not None and "ExecuTorch ✓ · quantized (xnnpack, int8) · delegated " in text, text
+        assert " · int8 error " in text and "% of the range" in text, text
+        lens = (await server.lenses(uri))[0]
+        assert lens.startswith("✓ exports · ") and lens.endswith(" · ExecuTorch int8"), lens
+    finally:
+        await server.set_settings(targets=["export"], quantize="none")

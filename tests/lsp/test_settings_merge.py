@@ -47,6 +47,7 @@ def test_defaults_are_the_declared_ones() -> None:
         "metaAboveMb": 1024.0,
         "device": "fake",
         "targets": ["export"],
+        "quantize": "none",
         "enable": True,
         "exclude": [],
         "ignore": [],

@@ -100,7 +100,8 @@ T5 = """\
 import torch
 from transformers import T5Config, T5ForConditionalGeneration
 
-config = T5Config(num_layers=2, d_model=32, num_heads=2, d_ff=64, d_kv=16, vocab_size=100, decoder_start_token_id=0)
+config = T5Config(num_layers=2, d_model=32, num_heads=2, d_ff=64, d_kv=16, vocab_size=100,
+                  decoder_start_token_id=0)
 model = T5ForConditionalGeneration(config).eval()
 ids = torch.randint(0, 100, (1, 8))
 """

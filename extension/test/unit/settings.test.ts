@@ -21,6 +21,7 @@ test('valid values are read as they are', () => {
       metaAboveMb: 0,
       device: 'cpu',
       targets: ['onnx', 'core-aten', 'onnx'],
+      quantize: 'xnnpack',
       enable: false,
       exclude: ['generated/**', 3],
       ignore: ['input-mutated'],
@@ -40,6 +41,7 @@ test('valid values are read as they are', () => {
     metaAboveMb: 0,
     device: 'cpu',
     targets: ['onnx', 'core-aten'],
+    quantize: 'xnnpack',
     enable: false,
     exclude: ['generated/**'],
     ignore: ['input-mutated'],
@@ -51,7 +53,7 @@ test('valid values are read as they are', () => {
 
 test('invalid values fall back to the defaults, never reach the server', () => {
   const settings = readClientSettings(
-    reader({ mode: 'loose', runOn: 'always', debounceMs: -1, timeoutSeconds: 0, memoryLimitMb: 'lots', allFailures: 'yes', metaAboveMb: -5, device: 'gpu', interpreter: 3, targets: 'onnx' }),
+    reader({ mode: 'loose', runOn: 'always', debounceMs: -1, timeoutSeconds: 0, memoryLimitMb: 'lots', allFailures: 'yes', metaAboveMb: -5, device: 'gpu', interpreter: 3, targets: 'onnx', quantize: 'int4' }),
   );
   assert.deepEqual(settings, DEFAULTS);
 });
@@ -86,6 +88,7 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
     metaAboveMb: 1024,
     device: 'fake',
     targets: ['export'],
+    quantize: 'none',
     trusted: false,
     enable: true,
     exclude: [],
@@ -98,7 +101,7 @@ test('the server gets its own names: mode auto → null, the resolved python, tr
 });
 
 test('every server setting name is one the server knows (config/settings.py SPECS)', () => {
-  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity', 'compile', 'daemon'];
+  const known = ['mode', 'runOn', 'debounceMs', 'timeoutSeconds', 'memoryLimitMb', 'python', 'allFailures', 'metaAboveMb', 'device', 'targets', 'quantize', 'trusted', 'exportSites', 'enable', 'exclude', 'ignore', 'severity', 'compile', 'daemon'];
   for (const name of Object.keys(toServerSettings(DEFAULTS, { python: null, trusted: true }))) {
     assert.ok(known.includes(name), name);
   }

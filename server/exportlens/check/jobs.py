@@ -32,6 +32,7 @@ class CheckOptions:
     # run for a document (check/elsewhere.py) must not cancel that file's own, nor be cancelled by it.
     purpose: str = "check"
     compile: str = "auto"  # exportlens.compile: which modules get a compile check (compiled.py)
+    quantize: str = "none"  # exportlens.quantize: the executorch target's pt2e flow (lowering/quantize.py)
     # One export's limits (the file's own settings, its pyproject.toml's); 0 / None: the engine's.
     timeout: float = 0.0
     memory_mb: int | None = None  # 0: no cap
@@ -73,6 +74,7 @@ def make_job(
         device=options.device,
         graph=(doc.path, subject.name) in options.graph_views,
         lowerings=lowered,
+        quantize=options.quantize,
         parts_from=tuple(parts_from),
         purpose=options.purpose,
         compile=subject.compile,

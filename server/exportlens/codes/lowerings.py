@@ -183,5 +183,25 @@ CODES: dict[str, Code] = {
             refusal=False,
             tracer=None,
         ),
+        _c(
+            "executorch-quantize-error",
+            "with `exportlens.quantize` `xnnpack`, torchao's pt2e flow refuses the program: "
+            "`prepare_pt2e` with the XNNPACK quantizer, the calibration call, `convert_pt2e` or the "
+            "converted module's export",
+            "read torchao's message; rewrite the line it names, or check the float program "
+            "(`exportlens.quantize` `none`)",
+            EXECUTORCH_XNNPACK,
+            tracer=None,
+        ),
+        _c(
+            "executorch-quantized-error",
+            "with `exportlens.quantize` `xnnpack`, the int8 `.pte`'s outputs differ from the float eager "
+            "model by more than 10 % of the output's range",
+            "calibrate on inputs like the real ones, keep the line that loses the precision in float "
+            "(`quantizer.set_module_type(..., None)`), or avoid subtracting nearly equal values in int8",
+            EXECUTORCH_XNNPACK,
+            severity="warning",
+            tracer=None,
+        ),
     )
 }

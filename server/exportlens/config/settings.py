@@ -28,6 +28,7 @@ MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
 DEVICES = ("fake", "real", "cpu")  # worker/job/devices.py
 COMPILE_CHOICES = ("auto", "all", "off")  # check/compiled.py: which modules get a compile check
+QUANTIZE = ("none", "xnnpack")  # worker/lowering/quantize.py: the executorch target's pt2e flow
 LEVELS = ("error", "warning", "information", "hint", "off")  # a code's configured severity
 # VS Code settings that are the client's alone (vscode-languageclient's LSP trace).
 CLIENT_ONLY = ("trace.server",)
@@ -274,6 +275,25 @@ class Settings:
                 "by ExecuTorch's runtime against eager, when installed). `aoti` runs only from its command. "
                 "See docs/targets.md.",
                 default=["export"],
+            ),
+        ),
+    )
+
+    quantize: Literal["none", "xnnpack"] = _setting(
+        "none",
+        Spec(
+            "string",
+            '`"none"`, `"xnnpack"`: the `executorch` target lowers the program quantized by torchao\'s pt2e '
+            "flow with the XNNPACK quantizer (docs/targets.md)",
+            enum=QUANTIZE,
+            results=True,
+            cli="--quantize",
+            toml="quantize",
+            client=Client(
+                "The `executorch` target's program: `none` (float, as exported) or `xnnpack` (int8, "
+                "quantized by torchao's pt2e flow with the XNNPACK quantizer, calibrated on the example "
+                "inputs): which lines stop delegating once quantized, and the `.pte`'s error against the "
+                "float model. See docs/targets.md."
             ),
         ),
     )

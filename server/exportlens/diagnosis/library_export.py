@@ -125,14 +125,15 @@ def _generation_config_attr(node: ast.expr) -> str | None:
 
 def cache_advice(found: ExportRecipes | None, version: str | None, cache: str = "DynamicCache") -> str:
     """The fix for a returned transformers cache, best first; `use_cache=False` last, with its cost.
-    An encoder-decoder's cache (`EncoderDecoderCache`) gets the seq2seq wrapper, never the decoder-only one."""
+    An encoder-decoder's cache (`EncoderDecoderCache`) gets the seq2seq wrapper, not the decoder-only one."""
     installed = f"transformers {version}" if version else "the installed transformers"
     ways: list[str] = []
     if cache in SEQ2SEQ_CACHES:
         if found is not None and found.seq2seq_arguments is not None:
             sized = ("batch_size", "max_hidden_seq_length", "max_cache_length")
             arguments = ", ".join(f"{a}=…" for a in found.seq2seq_arguments if a in sized)
-            call = f"`transformers.integrations.executorch.{SEQ2SEQ}(model{', ' + arguments if arguments else ''})`"
+            given = f"model, {arguments}" if arguments else "model"
+            call = f"`transformers.integrations.executorch.{SEQ2SEQ}({given})`"
             ways.append(
                 f"keep the cache: {installed} exports a text encoder-decoder (an encoder that takes "
                 f"`input_ids`, as T5's and BART's do; not Whisper's audio features) as its encoder and a "

@@ -33,6 +33,7 @@ class Job:
     device: protocol.DevicePolicy = "fake"  # where the code's GPU tensors go (worker/job/devices.py)
     graph: bool = False  # build the graph panel's view into the summary (lsp/graph_command.py)
     lowerings: list[str] = field(default_factory=list)  # after a clean export (worker/lowering/)
+    quantize: str = "none"  # the executorch target's program quantized first (worker/lowering/quantize.py)
     # Workspace files whose part classes' inputs the export records (worker/parts/part_inputs.py).
     parts_from: tuple[str, ...] = ()
     # Traced as torch.compile does, not exported (worker/job/compiled.py): a protocol.CompileSpec.
@@ -65,6 +66,8 @@ class Job:
         }
         if self.lowerings:
             message["targets"] = list(self.lowerings)
+            if self.quantize != "none":
+                message["quantize"] = self.quantize
         if self.parts_from:
             message["parts_from"] = list(self.parts_from)
         if self.compile is not None:

@@ -67,6 +67,7 @@ class Snapshot:
             meta_above_mb=self.settings.meta_above_mb or None,
             device=self.settings.device,
             compile=self.settings.compile,
+            quantize=self.settings.quantize,
             graph_views=self.graph_views,
             lowerings=self.settings.targets,
             timeout=self.settings.timeout_seconds,

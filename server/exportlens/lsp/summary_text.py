@@ -26,7 +26,12 @@ def status_line(entry: ModuleEntry) -> str:
         refused = "".join(
             f" · ✗ {label(name)}: {n} issue{'s' if n != 1 else ''}" for name, n in entry.lowered.items()
         )
-        return f"✓ exports · {ops} ops · {seconds:.2f} s{refused}"
+        # exportlens.quantize: the lens says which program the target's findings are of
+        int8 = {
+            label(t["target"]) for r in exported for t in r.lowerings if t.get("facts", {}).get("quantized")
+        }
+        quantized = "".join(f" · {name} int8" for name in sorted(int8))
+        return f"✓ exports · {ops} ops · {seconds:.2f} s{refused}{quantized}"
     if any(r.status == "skipped" for r in entry.results) and entry.results:
         return "no example inputs"
     return "✗ " + ", ".join(sorted({r.status for r in entry.results})) if entry.results else "not checked"
@@ -125,6 +130,10 @@ def _fact(key: str, value: Any) -> str:
         return f"opset {value}"
     if key == "ops":
         return f"{value} ops"
+    if key == "quantized" and isinstance(value, str):
+        return f"quantized ({value}, int8)"
+    if key == "quantized_max_rel_error" and isinstance(value, (int, float)):  # of the output's range
+        return f"int8 error {value:.1%} of the range"
     return f"{words} {value}"
 
 

@@ -222,7 +222,7 @@ def execute(
             from ..lowering import lower
 
             reports.doing("lower")
-            answer["targets"] = lower(targets, program, attempt, path, budget)
+            answer["targets"] = lower(targets, program, attempt, path, budget, job.get("quantize", "none"))
             tick("targets")
         if placement.asked:  # the script asked for a GPU, this machine has none: look at its GPU path
             from .gpu_path import second_look  # last: it loads the file's modules again

@@ -1,10 +1,11 @@
 """After a clean export: will the program lower to where it ships? (issue 17, docs/targets.md)
 
 One module per target (`core_aten.py`, `onnx.py`, `aoti.py`), each with
-`check(program, attempt, path, budget) -> LoweringResult`.  The child runs the job's targets in the
-order asked, after the export and its summary; a target that raises is reported as its own
-internal failure, never as the export's.  Stdlib at import time: each module imports what its
-target needs (onnxscript, onnxruntime, inductor) only when that target runs.
+`check(program, attempt, path, budget) -> LoweringResult`; a module that quantizes (`QUANTIZES`,
+executorch.py) also gets the job's `quantize` ("none", "xnnpack": quantize.py).  The child runs
+the job's targets in the order asked, after the export and its summary; a target that raises is
+reported as its own internal failure, never as the export's.  Stdlib at import time: each module
+imports what its target needs (onnxscript, onnxruntime, inductor) only when that target runs.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ MODULES = {t.name: t.module for t in TARGETS if t.module is not None}
 EXPORT_ITSELF = frozenset(t.name for t in TARGETS if t.module is None)
 
 
-def lower(targets: list[str], program: Any, attempt: Any, path: str, budget: Budget) -> list[LoweringResult]:
+def lower(
+    targets: list[str], program: Any, attempt: Any, path: str, budget: Budget, quantize: str = "none"
+) -> list[LoweringResult]:
     results: list[LoweringResult] = []
     for target in targets:
         if target in EXPORT_ITSELF:
@@ -33,7 +36,8 @@ def lower(targets: list[str], program: Any, attempt: Any, path: str, budget: Bud
             if target not in MODULES:  # the server asked for a target this worker does not know
                 raise LookupError(f"no lowering named {target!r}; known: {', '.join(MODULES)}")
             module = importlib.import_module(MODULES[target], __package__)
-            result: LoweringResult = module.check(program, attempt, path, budget)
+            extra = {"quantize": quantize} if getattr(module, "QUANTIZES", False) else {}
+            result: LoweringResult = module.check(program, attempt, path, budget, **extra)
         except OutOfBudget:
             result = {"target": target, "ok": False, "skipped": TARGET_OUT_OF_TIME}
         except BaseException as exc:  # noqa: BLE001 - a lowering's own bug is not the model's failure

@@ -27,12 +27,19 @@ SPELLINGS = {
 
 
 # What an op that passes insert is, in the user's words.
-PLAIN = {"dim_order_ops._to_dim_order_copy.default": "a dtype or memory-format copy, `.to()`"}
+PLAIN = {
+    "dim_order_ops._to_dim_order_copy.default": "a dtype or memory-format copy, `.to()`",
+    "quantized_decomposed.quantize_per_tensor.default": "the int8 quantize step the quantizer put here",
+    "quantized_decomposed.dequantize_per_tensor.default": "the int8 dequantize step the quantizer put here",
+}
 
 
-def delegation(edge: Any, reasons: dict[str, str], path: str) -> tuple[dict[str, Any], list[LoweringFinding]]:
+def delegation(
+    edge: Any, reasons: dict[str, str], path: str, quantized: bool = False
+) -> tuple[dict[str, Any], list[LoweringFinding]]:
     """Facts (delegated / total op nodes, the backends, the portable ops) and the findings: each op
-    left out of the delegates, a warning on its line; none delegated at all, one on the module."""
+    left out of the delegates, a warning on its line; none delegated at all, one on the module.
+    `quantized`: the program went through the pt2e flow (quantize.py); the messages say so."""
     from executorch.exir.lowered_backend_module import LoweredBackendModule
 
     graph_modules = _graph_modules(edge.graph_module)
@@ -59,12 +66,13 @@ def delegation(edge: Any, reasons: dict[str, str], path: str) -> tuple[dict[str,
         "portable_ops": sorted({op_name(n.target) for n in portable}),
         "placement": placement,
     }
-    findings = _not_delegated(portable, reasons, path)
+    findings = _not_delegated(portable, reasons, path, " in the quantized program" if quantized else "")
     if portable and not subgraphs:
+        which = "of the quantized program " if quantized else ""
         message = (
-            "no subgraph was delegated to XNNPACK: every op runs on ExecuTorch's portable kernels (slow on a "
-            "device). Use ops and dtypes XNNPACK takes (float32 / float16, or a quantized program), or lower "
-            "with another backend's partitioner."
+            f"no subgraph {which}was delegated to XNNPACK: every op runs on ExecuTorch's portable kernels "
+            "(slow on a device). Use ops and dtypes XNNPACK takes (float32 / float16, or a quantized "
+            "program), or lower with another backend's partitioner."
         )
         findings.insert(0, target_finding("executorch-no-delegate", "warning", message))
     return facts, findings
@@ -122,7 +130,9 @@ def user_line(frames: list[Frame], path: str) -> tuple[str, int | None] | None:
     return (chosen[-1]["path"], chosen[-1]["line"]) if chosen else None
 
 
-def _not_delegated(portable: list[Any], reasons: dict[str, str], path: str) -> list[LoweringFinding]:
+def _not_delegated(
+    portable: list[Any], reasons: dict[str, str], path: str, where: str = ""
+) -> list[LoweringFinding]:
     """One warning per line: the ops of its nodes left out, each with the partitioner's reason."""
     lines: dict[tuple[str, int | None], list[Any]] = {}
     for node in portable:
@@ -139,12 +149,13 @@ def _not_delegated(portable: list[Any], reasons: dict[str, str], path: str) -> l
             said.setdefault(op, f"{PLAIN[op]}; {why}" if op in PLAIN else why)
         if len(said) == 1:
             ((op, why),) = said.items()
-            what = f"`{op}` is not delegated ({why}): it runs on ExecuTorch's portable CPU kernel"
+            what = f"`{op}` is not delegated{where} ({why}): it runs on ExecuTorch's portable CPU kernel"
         else:
             ops = [f"`{op}` ({why})" for op, why in said.items()]
             if len(ops) > SHOWN:
                 ops = [*ops[: SHOWN - 1], f"{len(ops) - SHOWN + 1} more"]
-            what = f"{', '.join(ops[:-1])} and {ops[-1]} are not delegated: they run on portable CPU kernels"
+            listed = f"{', '.join(ops[:-1])} and {ops[-1]}"
+            what = f"{listed} are not delegated{where}: they run on portable CPU kernels"
         message = (
             f"{what}, outside XNNPACK. Rewrite the line with ops and dtypes XNNPACK takes, or accept the "
             "portable kernel's speed."

@@ -1,6 +1,7 @@
 """The `.pte` in ExecuTorch's runtime, in the child (executorch.py): loaded, then run on the example
 inputs and, for each dynamic dim, at a second size inside its range (numeric.py's input sets),
-against eager PyTorch with the onnx check's tolerance (values.py).
+against eager PyTorch with the onnx check's tolerance (values.py); a quantized program's `.pte` is
+judged by quantize.py's `Judge` instead (its own tolerance, against the float model).
 
 The method gets the flat leaves of `(args, kwargs)` (tensors and the ints torch.export kept), the
 exported program's user inputs in order; a method that fails to load without a missing kernel
@@ -9,6 +10,7 @@ named (executorch_plan.py) is an error on the module with the runtime's text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..core.budget import Budget, OutOfBudget
@@ -36,11 +38,22 @@ def load_refusal(said: str) -> LoweringFinding:
     return target_finding("executorch-load-error", "error", message)
 
 
+# (the input set's label, eager's outputs, the `.pte`'s) -> a finding, or None: the outputs pass
+Judge = Callable[[str, list[Any], list[Any]], LoweringFinding | None]
+
+
 def run(
-    method: Any, program: Any, attempt: Any, checked: list[str], edge: Any, budget: Budget
+    method: Any,
+    program: Any,
+    attempt: Any,
+    checked: list[str],
+    edge: Any,
+    budget: Budget,
+    judge: Judge | None = None,
 ) -> list[LoweringFinding]:
     """The first input set the method refuses or computes differently from eager, as a finding; a
-    difference on the line of the delegated op that makes it, when leaving that op out proves it."""
+    difference on the line of the delegated op that makes it, when leaving that op out proves it.
+    `judge`: a quantized program's own measure of its outputs instead of the float tolerance."""
     import torch
 
     from .numeric import _worst, input_sets, leaves_of
@@ -54,6 +67,10 @@ def run(
             except Exception as exc:  # noqa: BLE001 - the runtime's refusal of these inputs
                 return [_run_refusal(label, exc)]
             checked.append(label)
+            if judge is not None:
+                if found := judge(label, want, got):
+                    return [found]
+                continue
             error = _worst(want, got)
             if error is not None:
                 message = (

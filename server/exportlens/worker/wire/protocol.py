@@ -207,6 +207,7 @@ class _JobRequired(TypedDict):
 class JobMessage(_JobRequired, total=False):
     device: DevicePolicy  # where the user's tensors go (worker/job/devices.py); absent: "fake"
     targets: list[str]  # lowerings after a clean export (worker/lowering/); absent: export only
+    quantize: str  # "xnnpack": the executorch target quantizes first (lowering/quantize.py); absent: none
     parts_from: list[str]  # files whose classes' inputs are recorded (part_inputs.py); absent: none
     graph: bool  # the summary carries the graph panel's view (records.GraphView); absent: not
     compile: CompileSpec  # traced as torch.compile does (worker/job/compiled.py); absent: exported
