@@ -5,7 +5,8 @@ and `torch.histc` (no translation) are refused on their lines with coremltools' 
 without coremltools: the dev extra pins it, so a missing one fails loudly.
 
 MobileNetV2's inverted-residual blocks are tests/lowerings/test_executorch_realcode.py's (modelled on
-torchvision's `torchvision/models/mobilenetv2.py`, BSD-3-Clause; 8 and 16 channels, random init)."""
+torchvision's `torchvision/models/mobilenetv2.py`, BSD-3-Clause; 8 and 16 channels, random init), and so
+is its text encoder on PyTorch's own `nn.TransformerEncoderLayer` (d=32, 2 heads)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from exportlens.engine import Engine, EngineOptions
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
 from tests.lowerings import python_without
-from tests.lowerings.test_executorch_realcode import MOBILENET_V2_BLOCKS
+from tests.lowerings.test_executorch_realcode import ENCODER, MOBILENET_V2_BLOCKS
 
 # Issue 41 item 5's model: a Linear, then an op Core ML refuses on its own line.
 REFUSED = """
@@ -60,6 +61,15 @@ async def test_mobilenet_v2_blocks_convert_clean_and_say_they_were_not_run(engin
     # the convolutions' weights (8*32 + 32*9 + 32*8 + ... in float16) are in the weights file
     assert facts["ops"] >= 10 and facts["spec_bytes"] > 1000 and facts["weights_bytes"] > 2 * 8 * 32
     assert 0 < lowering["seconds"] < 60
+
+
+async def test_a_transformer_encoder_layer_converts_clean(engine: Engine, write) -> None:
+    path = write("encoder.py", ENCODER)
+    result = await _check(engine, path)
+    assert result.diagnostics == []
+    lowering = _coreml(result, "Encoder")
+    # attention, layer norms, the embedding's gather: coremltools 9.0 translates every op
+    assert lowering["ok"] is True and lowering["facts"]["ops"] > 20
 
 
 async def test_unique_is_a_conversion_error_on_its_line_with_coremltools_words(engine: Engine, write) -> None:
