@@ -43,6 +43,23 @@ _NAMED = (
     re.compile(r"\bnode (\w+) \(\w+\)"),
 )
 _KIND = re.compile(r"convert function for op '(\w+)'|Torch `(\w+)` op|kind (\w+)")
+UNSUPPORTED = (
+    "Rewrite the line with ops coremltools converts, register a translation with coremltools' "
+    "`@register_torch_op` (a composite of MIL ops), or lower to another target."
+)
+# A slice over a whole dim (minGPT's `self.pos_emb[:, :t, :]` at t = block_size) exports as a
+# no-op view, `aten.alias`; coremltools 9.0 converts the model once `alias` is its input unchanged.
+ALIAS = (
+    "A slice over the whole dim exports as `aten.alias` (the tensor unchanged). Register it as an "
+    "identity before `ct.convert` (`mb` is `coremltools.converters.mil.Builder`): `@register_torch_op` "
+    "`def alias(context, node): context.add(mb.identity(x=context[node.inputs[0]], name=node.name))`; "
+    "or leave the slice out when it takes the whole dim."
+)
+# `return logits, loss` with no targets: coremltools 9.0 looks the `None` up as a var named "".
+NONE_OUTPUT = (
+    "the module returns `None` among its outputs (`return logits, loss` without targets), and Core ML has "
+    "no output for it: export a module whose `forward` returns only tensors (a wrapper returning `logits`)"
+)
 _UNSUPPORTED = re.compile(r"Unsupported fx node|convert function for op '\w+' not implemented")
 
 
@@ -79,12 +96,12 @@ def refusal(exc: BaseException, program: Any, said: list[str]) -> LoweringFindin
     where = f" `{op}`" if op else ""
     reason = f"{type(chain[-1]).__name__}: {_first_lines(chain[-1]).rstrip('.')}"
     if _UNSUPPORTED.search(text):
-        message = (
-            f"coremltools has no translation for{where or ' an op'} ({reason}). Rewrite the line with ops "
-            "coremltools converts, register a translation with coremltools' `@register_torch_op` "
-            "(a composite of MIL ops), or lower to another target."
+        message = f"coremltools has no translation for{where or ' an op'} ({reason}). " + (
+            ALIAS if op == "aten.alias.default" else UNSUPPORTED
         )
         return target_finding("coreml-unsupported-op", "error", message, node, op)
+    if node is None and "not found in context" in text and _returns_none(program):
+        return target_finding("coreml-conversion-error", "error", f"{NONE_OUTPUT} ({reason}).")
     message = (
         f"`ct.convert` refused the program{' at' + where if where else ''} ({reason}). coremltools' "
         "translation does not take this form of the op: rewrite the line with another spelling of it, "
@@ -107,6 +124,12 @@ def _node(program: Any, said: str, text: str) -> Any:
         if found is not None:
             return found
     return None
+
+
+def _returns_none(program: Any) -> bool:
+    output = next((n for n in program.graph_module.graph.nodes if n.op == "output"), None)
+    values = output.args[0] if output is not None and output.args else ()
+    return any(v is None for v in (values if isinstance(values, (list, tuple)) else (values,)))
 
 
 def _facts(model: Any) -> dict[str, Any]:
