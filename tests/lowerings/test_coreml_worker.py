@@ -127,3 +127,42 @@ async def test_fake_device_code_is_not_converted_and_says_why_as_information(eng
         "Core ML: not converted to Core ML: the model was built as fake tensors on a device"
     ), info.message
     assert [d.code for d in result.diagnostics] == ["target-not-run"]
+
+
+async def test_an_int_input_is_said_as_an_input_core_ml_cannot_take(engine: Engine, write) -> None:
+    from tests.lowerings.test_executorch_worker import INT_AND_KWARG
+
+    path = write("scaled.py", INT_AND_KWARG)
+    result = await _check(engine, path)
+    refused = only(result, "coreml-conversion-error")
+    assert refused.range.start.line == line_of(path, "class Scaled(")
+    assert refused.message == (
+        "Core ML: the input `n` is no tensor, and a Core ML model takes tensors only: bind it in a wrapper's "
+        "`forward` (`return model(x, 3)`) or pass it as a tensor (NotImplementedError: Placeholder val must "
+        "be a tensor or fake tensor, but got type <class 'int'>, value 3)."
+    )
+
+
+BRANCHED = """
+    import torch
+
+    class Branched(torch.nn.Module):
+        def forward(self, x):
+            y = x * 2
+            return torch.cond(y.sum() > 0, lambda t: t + 1, lambda t: t - 1, (y,))
+
+    torch.export.export(Branched().eval(), (torch.randn(3),))
+"""
+
+
+async def test_torch_cond_is_refused_on_its_line_as_subgraphs_coremltools_does_not_take(
+    engine: Engine, write
+) -> None:
+    path = write("branched.py", BRANCHED)
+    result = await _check(engine, path)
+    refused = only(result, "coreml-unsupported-op")
+    assert refused.range.start.line == line_of(path, "torch.cond(")
+    assert refused.message.startswith("Core ML: coremltools does not take the subgraphs of `cond`"), (
+        refused.message
+    )
+    assert refused.message.endswith("(NotImplementedError: Only torch.Tensor attr handled yet).")

@@ -25,6 +25,7 @@ from ..capture.graph_breaks import causes
 from ..core.budget import Budget
 from ..wire.records import LoweringFinding, LoweringResult
 from ..wire.targets import BY_NAME
+from .coreml_form import form_refusal
 from .nodes import call_nodes, op_name, target_finding
 from .values import no_values
 
@@ -54,11 +55,6 @@ ALIAS = (
     "identity before `ct.convert` (`mb` is `coremltools.converters.mil.Builder`): `@register_torch_op` "
     "`def alias(context, node): context.add(mb.identity(x=context[node.inputs[0]], name=node.name))`; "
     "or leave the slice out when it takes the whole dim."
-)
-# `return logits, loss` with no targets: coremltools 9.0 looks the `None` up as a var named "".
-NONE_OUTPUT = (
-    "the module returns `None` among its outputs (`return logits, loss` without targets), and Core ML has "
-    "no output for it: export a module whose `forward` returns only tensors (a wrapper returning `logits`)"
 )
 _UNSUPPORTED = re.compile(r"Unsupported fx node|convert function for op '\w+' not implemented")
 
@@ -95,13 +91,13 @@ def refusal(exc: BaseException, program: Any, said: list[str]) -> LoweringFindin
     op = op_name(node.target) if node is not None else ""
     where = f" `{op}`" if op else ""
     reason = f"{type(chain[-1]).__name__}: {_first_lines(chain[-1]).rstrip('.')}"
+    if (form := form_refusal(text, reason, program)) is not None:
+        return form
     if _UNSUPPORTED.search(text):
         message = f"coremltools has no translation for{where or ' an op'} ({reason}). " + (
             ALIAS if op == "aten.alias.default" else UNSUPPORTED
         )
         return target_finding("coreml-unsupported-op", "error", message, node, op)
-    if node is None and "not found in context" in text and _returns_none(program):
-        return target_finding("coreml-conversion-error", "error", f"{NONE_OUTPUT} ({reason}).")
     message = (
         f"`ct.convert` refused the program{' at' + where if where else ''} ({reason}). coremltools' "
         "translation does not take this form of the op: rewrite the line with another spelling of it, "
@@ -124,12 +120,6 @@ def _node(program: Any, said: str, text: str) -> Any:
         if found is not None:
             return found
     return None
-
-
-def _returns_none(program: Any) -> bool:
-    output = next((n for n in program.graph_module.graph.nodes if n.op == "output"), None)
-    values = output.args[0] if output is not None and output.args else ()
-    return any(v is None for v in (values if isinstance(values, (list, tuple)) else (values,)))
 
 
 def _facts(model: Any) -> dict[str, Any]:
