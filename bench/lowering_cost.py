@@ -1,7 +1,7 @@
-"""What each target (`core-aten`, `onnx`, `executorch`, `aoti`) costs next to a plain export (warm, CPU s).
+"""What each target (`core-aten`, `onnx`, `executorch`, `coreml`, `aoti`) costs next to an export (CPU s).
 
     PYTHONPATH=server python bench/lowering_cost.py [--repeat N] [--transformer LAYERS] [--no-aoti]
-                                                    [--quantize]
+                                                    [--quantize] [--target NAME ...]
 
 The model is bench/models.py's MLP (or its transformer); each run exports it, then runs each
 target's `check` (worker/lowering/) on that program, as the child does after a clean export.
@@ -83,11 +83,13 @@ def main() -> None:
     )
     parser.add_argument("--no-aoti", action="store_true", help="leave out aoti (tens of seconds a run)")
     parser.add_argument("--quantize", action="store_true", help=f"add {QUANTIZED}: executorch, quantized")
+    parser.add_argument("--target", action="append", default=[], help="only this target (repeatable)")
     options = parser.parse_args()
     spec = transformer(options.transformer) if options.transformer else mlp()
     module, args = build(spec)
-    targets = ("core-aten", "onnx", "executorch") + ((QUANTIZED,) if options.quantize else ())
+    targets = ("core-aten", "onnx", "executorch", "coreml") + ((QUANTIZED,) if options.quantize else ())
     targets += () if options.no_aoti else ("aoti",)
+    targets = tuple(options.target) or targets
     cold = one_run(module, args, targets)
     runs = [one_run(module, args, targets) for _ in range(options.repeat)]
     print(f"{spec.label}; torch {torch.__version__}; median of {options.repeat} warm runs (CPU s, with g++)")

@@ -214,7 +214,7 @@ export interface ServerSettings {
   /** Where tensors the code puts on a GPU go (docs/devices.md). */
   device: 'fake' | 'real' | 'cpu';
   /** Where the program must lower after the export (docs/targets.md); `aoti` only on demand. */
-  targets: ('export' | 'core-aten' | 'onnx' | 'aoti' | 'executorch')[];
+  targets: ('export' | 'core-aten' | 'onnx' | 'aoti' | 'executorch' | 'coreml')[];
   /** The executorch target's program quantized first by torchao's pt2e flow (docs/targets.md). */
   quantize: 'none' | 'xnnpack';
   trusted: boolean;

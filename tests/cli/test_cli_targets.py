@@ -133,3 +133,24 @@ def test_executorch_quantized_is_its_own_result_in_the_cache(tmp_path: Path) -> 
         f"difference.py:{module_line}:" in text.stdout
         and "warning[executorch-quantized-error]" in text.stdout
     )
+
+
+def test_coreml_target_puts_the_refused_op_on_its_line(tmp_path: Path) -> None:
+    """`--target coreml`: `torch.unique` refused by coremltools on its line, in text and JSON."""
+    from tests.lowerings.test_coreml_worker import UNIQUE
+
+    source = textwrap.dedent(UNIQUE).lstrip("\n")
+    (tmp_path / "counted.py").write_text(source)
+    line = 1 + next(i for i, text in enumerate(source.splitlines()) if "torch.unique(" in text)
+    text = run_cli("counted.py", "--no-cache", "--target", "coreml", cwd=tmp_path)
+    assert text.returncode == 1, text.stdout + text.stderr
+    assert f"counted.py:{line}:" in text.stdout and "error[coreml-conversion-error]: Core ML: " in text.stdout
+    out = run_cli("counted.py", "--no-cache", "--target", "coreml", "--format", "json", cwd=tmp_path)
+    (entry,) = json.loads(out.stdout)["files"]
+    (diagnostic,) = entry["diagnostics"]
+    assert (
+        diagnostic["code"] == "coreml-conversion-error" and diagnostic["range"]["start"]["line"] + 1 == line
+    )
+    assert diagnostic["fix"] == {"target": "coreml", "node": "_unique2", "op": "aten._unique2.default"}
+    (module,) = entry["modules"]
+    assert [(t["target"], t["ok"]) for t in module["targets"]] == [("coreml", False)]

@@ -13,6 +13,7 @@ AOTI_DOCS = "https://pytorch.org/docs/stable/torch.compiler_aot_inductor.html"
 EXECUTORCH_OPS = "https://pytorch.org/executorch/stable/ir-ops-set-definition.html"
 EXECUTORCH_XNNPACK = "https://pytorch.org/executorch/stable/backends-xnnpack.html"
 EXECUTORCH_KERNELS = "https://pytorch.org/executorch/stable/kernel-library-custom-aten-kernel.html"
+COREML_OPS = "https://apple.github.io/coremltools/docs-guides/source/custom-operators.html"
 
 CODES: dict[str, Code] = {
     c.code: c
@@ -201,6 +202,23 @@ CODES: dict[str, Code] = {
             "(`quantizer.set_module_type(..., None)`), or avoid subtracting nearly equal values in int8",
             EXECUTORCH_XNNPACK,
             severity="warning",
+            tracer=None,
+        ),
+        _c(
+            "coreml-conversion-error",
+            "coremltools' `ct.convert` refuses the program: the translation of an op raised on this form "
+            "of it (its inputs, a dynamic shape), or a MIL pass did",
+            "rewrite the line with another spelling of the op, override its translation with "
+            "`@register_torch_op(override=True)`, or lower to another target",
+            COREML_OPS,
+            tracer=None,
+        ),
+        _c(
+            "coreml-unsupported-op",
+            'coremltools has no translation for an op of the program ("Unsupported fx node")',
+            "rewrite the line with ops coremltools converts, register a translation with "
+            "`@register_torch_op` (a composite of MIL ops), or lower to another target",
+            COREML_OPS,
             tracer=None,
         ),
     )

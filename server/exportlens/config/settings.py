@@ -272,7 +272,8 @@ class Settings:
                 "Where your program ships, checked after each clean export: `export` (torch.export only), "
                 "`core-aten` (the Core ATen opset ExecuTorch needs), `onnx` (torch.onnx.export, then ONNX "
                 "Runtime against eager when installed), `executorch` (lowered with XNNPACK, the `.pte` run "
-                "by ExecuTorch's runtime against eager, when installed). `aoti` runs only from its command. "
+                "by ExecuTorch's runtime against eager, when installed), `coreml` (converted by "
+                "coremltools, when installed; not run off macOS). `aoti` runs only from its command. "
                 "See docs/targets.md.",
                 default=["export"],
             ),

@@ -30,5 +30,6 @@ TARGETS: tuple[Target, ...] = (
     Target("onnx", "ONNX", ".onnx", needs=("onnx", "onnxscript")),
     Target("aoti", "AOTInductor", ".aoti", on_demand=True, timeout=600.0),
     Target("executorch", "ExecuTorch", ".executorch", needs=("executorch",)),
+    Target("coreml", "Core ML", ".coreml", needs=("coremltools",)),
 )
 BY_NAME: dict[str, Target] = {t.name: t for t in TARGETS}
