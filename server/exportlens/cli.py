@@ -18,7 +18,7 @@ from .check.plan import PlannedFile, plan_file
 from .check.sites import SiteIndex
 from .check.suppression import as_configured
 from .codes import registered
-from .config.files import excluded, walk
+from .config.files import excluded, not_python, walk
 from .config.project import Project, project_of
 from .config.settings import COMPILE_CHOICES, Settings
 from .daemon_cli import add_daemon_parser, run_daemon_command
@@ -223,7 +223,9 @@ def python_files(paths: list[str], explicit: dict[str, Any] | None = None) -> li
         if path.is_dir():
             files += walk(raw, settings.exclude, base)
         elif path.is_file():
-            if not (settings.force_exclude and excluded(raw, settings.exclude, base)):
+            if (skipped := not_python(raw)) is not None:
+                print(f"exportlens: {skipped}", file=sys.stderr)
+            elif not (settings.force_exclude and excluded(raw, settings.exclude, base)):
                 files.append(path)
         else:
             raise FileNotFoundError(f"no such file or folder: {raw}")
