@@ -33,6 +33,7 @@ from .platforms import exports_unsupported, static_results
 from .report import render
 from .report.coverage import coverage
 from .report.once import said_once
+from .spelling import code_argument
 
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
@@ -126,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--ignore",
         action="append",
         default=None,
+        type=code_argument,
         metavar="CODE",
         help="never report CODE (repeatable; replaces pyproject.toml's ignore)",
     )
