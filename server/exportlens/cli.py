@@ -75,14 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="MB",
-        help="export models whose weights exceed MB with meta weights, allocating nothing (0: never)",
+        help="export models whose weights exceed MB with meta weights, allocating nothing (default"
+        f" {DEFAULT.meta_above_mb:g}; 0: never)",
     )
     check.add_argument(
         "--device",
         choices=("fake", "real", "cpu"),
         default=None,
         help="where tensors the code puts on a GPU go: fake tensors on that device (no GPU touched),"
-        " the real device, or the CPU with real values (default %(default)s; docs/devices.md)",
+        f" the real device, or the CPU with real values (default {DEFAULT.device}; docs/devices.md)",
     )
     check.add_argument(
         "--target",
