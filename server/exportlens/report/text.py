@@ -50,6 +50,7 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
         for module in result.modules:
             key = module.status if module.status in ("exported", "compiled") else "failed"
             counts[key] = counts.get(key, 0) + (module.status != "skipped")
+    lines += docs_lines(results)
     errors = sum(d.severity == "error" for r in results for d in r.diagnostics)
     compiled = f", {counts['compiled']} compile check(s)" if counts.get("compiled") else ""
     lines.append(
@@ -58,3 +59,9 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
     )
     lines += coverage_lines(coverage(results, cwd))
     return "\n".join(lines) + "\n"
+
+
+def docs_lines(results: list[FileResult]) -> list[str]:
+    """Each link the findings have, once: the same `Finding.url` the editor links (codes/url_for)."""
+    links = dict.fromkeys((d.code, d.url) for r in results for d in r.diagnostics if d.url)
+    return [f"docs[{code}]: {url}" for code, url in links]
