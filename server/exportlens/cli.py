@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="exit status when modules were found and none could be checked (default"
+        help="exit status when nothing was checked: no module could be, or no Python file (default"
         f" {DEFAULT.unchecked_exit}; 0: pass)",
     )
     check.add_argument("--fix", action="store_true", help="apply the proven fixes, then check again")
@@ -380,8 +380,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     report(args.format, results, versions)
     status = exit_status(results)
-    if status == EXIT_CLEAN and coverage(results, Path.cwd()).nothing_checked:
-        return file_settings(str(args.files[0]), args.explicit)[0].unchecked_exit if args.files else status
+    if status == EXIT_CLEAN and (not args.files or coverage(results, Path.cwd()).nothing_checked):
+        # nothing was checked (no Python file, or no module could be): the configured status
+        return file_settings(str((args.files or args.paths)[0]), args.explicit)[0].unchecked_exit
     return status
 
 

@@ -370,7 +370,8 @@ class Settings:
         3,
         Spec(
             "integer",
-            "int ≥ 0: the CLI's exit status when it found modules and checked none of them (0: pass)",
+            "int ≥ 0: the CLI's exit status when nothing was checked (no module could be, or no Python"
+            " file was named) (0: pass)",
             minimum=0,
             cli="--unchecked-exit",
             toml="unchecked-exit",
