@@ -18,7 +18,7 @@ from .check.plan import PlannedFile, plan_file
 from .check.sites import SiteIndex
 from .check.suppression import as_configured
 from .codes import registered
-from .config.files import excluded, walk
+from .config.files import excluded, not_python, walk
 from .config.project import Project, project_of
 from .config.settings import COMPILE_CHOICES, QUANTIZE, Settings
 from .daemon_cli import add_daemon_parser, run_daemon_command
@@ -33,6 +33,7 @@ from .platforms import exports_unsupported, static_results
 from .report import render
 from .report.coverage import coverage
 from .report.once import said_once
+from .spelling import code_argument
 
 # 3: no error, but a module's check did not finish (a timeout): not known to export, so CI must
 # not pass it quietly; the codes that mean it are the registry's `undecided` ones.
@@ -74,14 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="MB",
-        help="export models whose weights exceed MB with meta weights, allocating nothing (0: never)",
+        help="export models whose weights exceed MB with meta weights, allocating nothing (default"
+        f" {DEFAULT.meta_above_mb:g}; 0: never)",
     )
     check.add_argument(
         "--device",
         choices=("fake", "real", "cpu"),
         default=None,
         help="where tensors the code puts on a GPU go: fake tensors on that device (no GPU touched),"
-        " the real device, or the CPU with real values (default %(default)s; docs/devices.md)",
+        f" the real device, or the CPU with real values (default {DEFAULT.device}; docs/devices.md)",
     )
     check.add_argument(
         "--target",
@@ -133,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--ignore",
         action="append",
         default=None,
+        type=code_argument,
         metavar="CODE",
         help="never report CODE (repeatable; replaces pyproject.toml's ignore)",
     )
@@ -168,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="exit status when modules were found and none could be checked (default"
+        help="exit status when nothing was checked: no module could be, or no Python file (default"
         f" {DEFAULT.unchecked_exit}; 0: pass)",
     )
     check.add_argument("--fix", action="store_true", help="apply the proven fixes, then check again")
@@ -231,7 +234,9 @@ def python_files(paths: list[str], explicit: dict[str, Any] | None = None) -> li
         if path.is_dir():
             files += walk(raw, settings.exclude, base)
         elif path.is_file():
-            if not (settings.force_exclude and excluded(raw, settings.exclude, base)):
+            if (skipped := not_python(raw)) is not None:
+                print(f"exportlens: {skipped}", file=sys.stderr)
+            elif not (settings.force_exclude and excluded(raw, settings.exclude, base)):
                 files.append(path)
         else:
             raise FileNotFoundError(f"no such file or folder: {raw}")
@@ -384,8 +389,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     report(args.format, results, versions)
     status = exit_status(results)
-    if status == EXIT_CLEAN and coverage(results, Path.cwd()).nothing_checked:
-        return file_settings(str(args.files[0]), args.explicit)[0].unchecked_exit if args.files else status
+    if status == EXIT_CLEAN and (not args.files or coverage(results, Path.cwd()).nothing_checked):
+        # nothing was checked (no Python file, or no module could be): the configured status
+        return file_settings(str((args.files or args.paths)[0]), args.explicit)[0].unchecked_exit
     return status
 
 

@@ -59,7 +59,7 @@ def test_text_format_and_exit_codes(tmp_path: Path) -> None:
     assert lines[0].startswith("bad.py:") and ": error[" in lines[0]
     assert "USER-PRINT-MARKER" not in failing.stdout
     assert lines[-2].startswith("2 file(s): 1 module export(s) succeeded, 1 failed")
-    assert lines[-1] == "2 module(s): 2 checked (2 on their own inputs)"
+    assert lines[-1] == "2 module(s): 2 checked (2 on their own inputs), 1 with findings"
     clean = run_cli("good.py", cwd=tmp_path)
     assert clean.returncode == 0 and "0 error(s)" in clean.stdout
 

@@ -70,6 +70,7 @@ def run_cli(root: Path, files: list[Path]) -> dict[Path, list[Shown]]:
                     for r in d["related"]
                 ),
                 json.dumps(d.get("fix"), sort_keys=True),
+                d.get("url"),
             )
             for d in entry["diagnostics"]
             if (root / d["path"]).resolve() == path
@@ -97,6 +98,7 @@ def shown_by_server(diagnostic: types.Diagnostic) -> Shown:
             for r in diagnostic.related_information or []
         ),
         json.dumps(data.get("fix"), sort_keys=True),
+        diagnostic.code_description.href if diagnostic.code_description else None,  # the same link
     )
 
 

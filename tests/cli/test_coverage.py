@@ -24,6 +24,11 @@ def no_inputs(name: str) -> Finding:
     )
 
 
+def refused(name: str, severity: str = "error", code: str = "data-dependent-branch") -> Finding:
+    where = Range.of(5, 8, 5, 9)
+    return Finding("/w/model.py", where, severity, code, "m", module=name)  # type: ignore[arg-type]
+
+
 def test_each_module_once_with_how_or_why() -> None:
     result = FileResult(
         "/w/model.py",
@@ -35,9 +40,14 @@ def test_each_module_once_with_how_or_why() -> None:
             module("GPT", "skipped", "none"),
             module("MLP", "skipped", "none"),
         ],
-        diagnostics=[no_inputs("GPT")],
+        diagnostics=[
+            no_inputs("GPT"),
+            refused("Head"),
+            refused("Net", "information", "guessed-inputs-failed"),
+        ],
     )
     found = coverage([result], CWD)
+    assert found.flagged == ["model.py:Head"]  # an error names it; information does not count
     assert (found.real, found.recorded, found.guessed) == (
         ["model.py:Net"],
         ["model.py:Block"],
@@ -51,7 +61,8 @@ def test_each_module_once_with_how_or_why() -> None:
     head, *rest = coverage_lines(found)
     assert (
         head
-        == "5 module(s): 3 checked (1 on their own inputs, 1 as parts, 1 on guessed inputs), 2 not checked"
+        == "5 module(s): 3 checked (1 on their own inputs, 1 as parts, 1 on guessed inputs), 1 with findings,"
+        " 2 not checked"
     )
     assert rest[0].startswith("  not checked: model.py:GPT: ExportLens cannot check `GPT`")
 

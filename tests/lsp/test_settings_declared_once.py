@@ -18,6 +18,7 @@ import pytest
 from exportlens.cli import build_parser, explicit_settings
 from exportlens.config.settings import CLIENT_ONLY, LEVELS, SPECS, Settings, Spec
 from exportlens.lsp.client_settings import merge
+from exportlens.spelling import code_argument
 from tests.paths import ROOT
 
 CLIENT_SPECS = [s for s in SPECS if s.client is not None]
@@ -214,7 +215,9 @@ def test_cli_flags() -> None:
             assert action.nargs is None and isinstance(action, argparse._AppendAction), spec.cli
         # unset by default: the file's pyproject.toml, else the declaration's default (config/project.py)
         assert action.default is None, spec.cli
-        assert action.type is {"number": float, "integer": int, "string": None, "array": None}[spec.type], (
+        # a list of codes takes each as a code (a misspelled one is refused, naming the nearest)
+        array = code_argument if spec.items == "code" else None
+        assert action.type is {"number": float, "integer": int, "string": None, "array": array}[spec.type], (
             spec.cli
         )
         assert tuple(action.choices or ()) == spec.enum, spec.cli

@@ -126,3 +126,9 @@ async def test_a_memory_limit_of_0_means_none_as_the_client_says() -> None:
     ls.read_init_options({"settings": {"memoryLimitMb": 2048}})
     await ls.pull_settings()
     assert ls.settings.memory_limit_mb == 0
+
+
+def test_a_misspelled_code_in_the_editors_ignore_is_logged_with_the_nearest(caplog: Any) -> None:
+    caplog.set_level("WARNING", logger="exportlens.lsp")
+    assert merge(Settings(), {"ignore": ["data-dependant-branch"]}) == Settings()
+    assert "(did you mean 'data-dependent-branch'?)" in caplog.text, caplog.text

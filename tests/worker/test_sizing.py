@@ -43,13 +43,17 @@ async def test_meta_build_matches_the_real_one(engine: Engine, write) -> None:
     real = await run(engine, path, None)
     meta = await run(engine, path, 1.0)  # ~9 MB of weights > 1 MB: meta
     assert [(m.name, m.status) for m in meta.modules] == [(m.name, m.status) for m in real.modules]
-    assert [(d.code, d.range, d.severity) for d in meta.diagnostics] == [
+    # the same findings, and the clean export's note that it ran on meta weights
+    noted = [d for d in meta.diagnostics if d.code == "meta-weights"]
+    assert [d.module for d in noted] == ["WideClean"], noted
+    assert [(d.code, d.range, d.severity) for d in meta.diagnostics if d not in noted] == [
         (d.code, d.range, d.severity) for d in real.diagnostics
     ]
     real_clean = next(m for m in real.modules if m.name == "WideClean")
     meta_clean = next(m for m in meta.modules if m.name == "WideClean")
     assert real_clean.graph and meta_clean.graph
-    assert meta_clean.graph["weights"] == {"meta": True, "bytes": (4096 * 512 + 512 * 512 + 512) * 4}
+    weights = {"meta": True, "bytes": (4096 * 512 + 512 * 512 + 512) * 4, "code_meta": False}
+    assert meta_clean.graph["weights"] == weights
     assert real_clean.graph["weights"]["meta"] is False
     assert meta_clean.graph["ops"] == real_clean.graph["ops"]
     assert meta_clean.graph["inputs"] == real_clean.graph["inputs"]

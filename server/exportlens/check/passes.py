@@ -16,6 +16,7 @@ from ..diagnosis import DiagnosisContext, diagnose
 from ..diagnosis.baked.confirm import baked_findings
 from ..diagnosis.compiled import compile_findings
 from ..diagnosis.lowerings import lowering_findings
+from ..diagnosis.meta_weights import meta_weights_findings
 from ..discovery import Subject
 from ..engine import JobOutcome
 from ..findings import Finding, by_position
@@ -45,7 +46,8 @@ def diagnosed(outcome: JobOutcome, ctx: DiagnosisContext) -> list[Finding]:
         return diagnose(outcome.failure, ctx)
     if outcome.status == "exported" and outcome.summary is not None:
         lowered = lowering_findings(outcome.lowerings, ctx)
-        return baked_findings(outcome.summary, ctx) + lowered
+        noted = meta_weights_findings(outcome.summary, ctx)
+        return baked_findings(outcome.summary, ctx) + noted + lowered
     return outcome_findings(outcome, ctx)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..discovery import Discovery, Subject, discovery_of
 from ..document import Document
 from ..findings import Finding, Range
-from ..textpos import SourceText
+from ..textpos import SourceText, utf16_len
 
 
 def read_findings(doc: Document) -> list[Finding]:
@@ -72,14 +72,30 @@ def no_inputs_finding(path: str, text: SourceText, subject: Subject) -> Finding:
 
 
 def syntax_finding(path: str, text: SourceText, error: SyntaxError) -> Finding:
-    line = max((error.lineno or 1) - 1, 0)
     return Finding(
         path=path,
-        range=text.line_range(line),
+        range=syntax_range(text, error),
         severity="error",
         code="syntax-error",
         message=f"Syntax error, nothing was exported: {error.msg}",
     )
+
+
+def syntax_range(text: SourceText, error: SyntaxError) -> Range:
+    """Where Python itself puts the error (ruff and `python file.py` say the same column): its
+    1-based character offsets, as UTF-16; the line when it gives none."""
+    line = max((error.lineno or 1) - 1, 0)
+    if not error.offset:
+        return text.line_range(line)
+    source = text.line(line)
+    start = min(max(error.offset - 1, 0), len(source))
+    end_line = max((error.end_lineno or line + 1) - 1, line)
+    end = (error.end_offset or 0) - 1
+    if end_line == line and end <= start:  # none, or before the start ('(' was never closed: 0)
+        end = min(start + 1, len(source))  # the one character there, as ruff marks it
+    end_text = text.line(end_line)
+    end = min(max(end, 0), len(end_text))
+    return Range.of(line, utf16_len(source[:start]), end_line, utf16_len(end_text[:end]))
 
 
 def encoding_finding(path: str, error: SyntaxError | UnicodeDecodeError) -> Finding:

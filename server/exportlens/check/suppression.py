@@ -19,6 +19,7 @@ from ..codes import CODES, url_for
 from ..config.settings import Settings
 from ..document import Document
 from ..findings import Finding, Range, by_position
+from ..spelling import did_you_mean
 from ..textpos import utf16_len
 
 COMMENT = re.compile(r"#\s*exportlens:\s*ignore(?:\[(?P<codes>[^\]]*)\])?\s*$")
@@ -88,7 +89,7 @@ def unknown_codes(findings: list[Finding], said: Configured) -> list[Finding]:
     notes = []
     for mark in said.marks.values():
         if mark.unknown:
-            names = ", ".join(f"`{c}`" for c in mark.unknown)
+            names = ", ".join(f"`{c}`{did_you_mean(c, CODES)}" for c in mark.unknown)
             notes.append(
                 Finding(
                     said.path,

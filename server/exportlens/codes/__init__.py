@@ -4,7 +4,8 @@ The codes are declared in `refusals.py` (what torch refused), `outcomes.py` (no 
 the code raised, ExportLens's own) and `baked.py` (exported, but wrong),
 `lowerings.py` (exported, but does not lower where it ships); `model.Code` says what
 each declares.  A Finding with a code missing here cannot be made (`registered`); `url_for` gives
-a finding's documentation link (torch's graph-break page, else the code's docs/codes.md anchor).
+a finding's documentation link (torch's graph-break page, else the code's docs/codes.md anchor,
+else the code's torch page).
 """
 
 from __future__ import annotations
@@ -57,7 +58,11 @@ def registered(code: str) -> Code:
 
 
 def url_for(code: str, gb_id: str | None = None) -> str | None:
+    """A finding's one link, the same in the editor (codeDescription, hover), the CLI's text, JSON
+    and SARIF (they all read `Finding.url`, made here): torch's page for this very graph break,
+    else the code's section of docs/codes.md (which names torch's pages), else, without the docs,
+    the code's torch page; None when there is none (never a made-up address)."""
     if gb_id:
         return GB_SITE.format(gb_id)
     entry = registered(code)
-    return entry.url or (DOCS + entry.anchor if DOCS else None)
+    return DOCS + entry.anchor if DOCS else entry.url

@@ -141,6 +141,16 @@ CODES: dict[str, Code] = {
             own=True,
         ),
         _c(
+            "meta-weights",
+            "the module exported with meta weights (above the meta-weights threshold, or built on "
+            "`torch.device('meta')` by its code): nothing that reads values was checked",
+            "nothing for the graph; to check it on real memory, raise `metaAboveMb` / `--meta-above` "
+            "or give the module real weights",
+            severity="information",
+            refusal=False,
+            tracer=None,
+        ),
+        _c(
             "not-a-module",
             "what was built for the check is no `torch.nn.Module`, so it was skipped",
             "nothing, unless it is a model: then derive it from `torch.nn.Module`",

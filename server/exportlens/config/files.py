@@ -4,7 +4,9 @@ Never checked: files matched by `exclude` (globs relative to the project's folde
 files inside the interpreter's prefix, site-packages, the standard library or torch's folder (the
 interpreter's own answer, persist/fingerprint.py's probe). Skipped by a folder walk: virtual
 environments (a folder with `pyvenv.cfg`), hidden and build folders, and what git ignores (git's
-own answer, in a git checkout). A path given by name is checked whatever the walk would skip.
+own answer, in a git checkout). A path given by name is checked whatever the walk would skip, if
+it is Python: a `.py`, a notebook, or a script whose first line is a Python shebang (pre-commit's
+`types: [python]`); any other (`pyproject.toml`) is skipped with a note, not read as Python.
 """
 
 from __future__ import annotations
@@ -17,6 +19,23 @@ import sys
 import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
+
+PYTHON_SUFFIXES = (".py", ".ipynb")
+
+
+def not_python(path: str) -> str | None:
+    """Why the file named `path` is no Python to check, or None when it is."""
+    if path.endswith(PYTHON_SUFFIXES):
+        return None
+    try:
+        with open(path, "rb") as file:
+            first = file.readline(200)
+    except OSError:
+        first = b""
+    if first.startswith(b"#!") and b"python" in first:
+        return None
+    return f"skipped {path}: not a Python file (only .py files, notebooks and Python scripts are checked)"
+
 
 SKIPPED_FOLDERS = frozenset(
     {"__pycache__", "node_modules", "build", "dist", "site-packages", "dist-packages", "__pypackages__"}
@@ -107,7 +126,7 @@ def walk(folder: str, exclude: Iterable[str] = (), base: str | None = None) -> l
         for name in sorted(files):
             path = os.path.join(here, name)
             if (
-                name.endswith((".py", ".ipynb"))
+                name.endswith(PYTHON_SUFFIXES)
                 and os.path.abspath(path) not in ignored
                 and excluded(path, exclude, base) is None
             ):

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..codes import url_for
 from ..findings import Finding, Range
+from ..spelling import did_you_mean
 from .settings import SPECS, Settings, stored
 
 if sys.version_info >= (3, 11):
@@ -29,6 +30,12 @@ else:  # Python 3.10: the pinned backport (pyproject.toml's dependencies)
     import tomli as tomllib
 
 BY_TOML = {spec.toml: spec for spec in SPECS if spec.toml}
+# A key written as the editor's setting (`timeoutSeconds`) or the field (`timeout_seconds`): the
+# pyproject.toml key it means, for "did you mean".
+_SPELLINGS = {
+    **{word: spec.toml for spec in BY_TOML.values() for word in (spec.name, spec.field) if spec.toml},
+    **{key: key for key in BY_TOML},
+}
 FILE = "pyproject.toml"
 
 
@@ -119,7 +126,8 @@ def read(path: str, mtime_ns: int = 0, size: int = 0) -> Project | None:
         spec = BY_TOML.get(key)
         if spec is None:
             allowed = ", ".join(BY_TOML)
-            errors.append(ConfigError(path, key_line(lines, key), key, f"unknown key: one of {allowed}"))
+            why = f"unknown key{did_you_mean(key, _SPELLINGS, _SPELLINGS)}: one of {allowed}"
+            errors.append(ConfigError(path, key_line(lines, key), key, why))
             continue
         problem = spec.why_not(value)
         if problem is not None:

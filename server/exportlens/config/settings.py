@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from ..codes import CODES
 from ..lowerings import LOWERINGS
+from ..spelling import did_you_mean
 
 MODES = ("non-strict", "strict", "both")
 RUN_ON = ("type", "save")
@@ -80,7 +81,9 @@ class Spec:
             ]
             if unknown:
                 allowed = ", ".join(self.enum) if self.enum else "the codes of docs/codes.md"
-                return f"unknown {', '.join(map(repr, unknown))}: one of {allowed}"
+                known = self.enum or tuple(CODES)
+                named = ", ".join(f"{v!r}{did_you_mean(v, known)}" for v in unknown)
+                return f"unknown {named}: one of {allowed}"
             return None
         return None if self._accepts_scalar(value) else self.values
 
@@ -108,7 +111,7 @@ def _why_not_levels(value: Any) -> str | None:
     pairs = value.items() if isinstance(value, dict) else value
     for code, level in pairs:
         if code not in CODES:
-            return f"unknown code {code!r}: the codes of docs/codes.md"
+            return f"unknown code {code!r}{did_you_mean(code, CODES)}: the codes of docs/codes.md"
         if level not in LEVELS:
             return f"{code} = {level!r}: one of {', '.join(LEVELS)}"
     return None
@@ -388,7 +391,8 @@ class Settings:
         3,
         Spec(
             "integer",
-            "int ≥ 0: the CLI's exit status when it found modules and checked none of them (0: pass)",
+            "int ≥ 0: the CLI's exit status when nothing was checked (no module could be, or no Python"
+            " file was named) (0: pass)",
             minimum=0,
             cli="--unchecked-exit",
             toml="unchecked-exit",

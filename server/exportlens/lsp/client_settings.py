@@ -26,8 +26,8 @@ def merge(base: Settings, raw: Any) -> Settings:
             continue
         if value == "" and spec.nullable and spec.type == "string":
             value = None  # an emptied text box means "unset"
-        if not spec.accepts(value):
-            log.warning("ignoring setting exportlens.%s = %r", name, value)
+        if (why := spec.why_not(value)) is not None:  # says the code meant, for a misspelled one
+            log.warning("ignoring setting exportlens.%s = %r: %s", name, value, why)
             continue
         changes[spec.field] = stored(spec, value)
     return dataclasses.replace(base, **changes)

@@ -37,7 +37,9 @@ def _one(finding: Finding) -> str:
     for related in finding.related:
         where = f"{Path(related.path).name}:{related.range.start.line + 1}"
         parts.append(f"- {where}: {related.message}")
-    links = dict.fromkeys(u for u in (url_for(finding.code), finding.url) if u)
+    # The finding's own link first (its codeDescription, the CLI's link), then the others for it.
+    section = url_for(finding.code)
+    links = dict.fromkeys(u for u in (finding.url, section, code.url) if u)
     if links:
-        parts.append(" · ".join(f"[{'this code' if i == 0 else 'torch'}]({u})" for i, u in enumerate(links)))
+        parts.append(" · ".join(f"[{'this code' if u == section else 'torch'}]({u})" for u in links))
     return "\n\n".join(parts)

@@ -13,8 +13,9 @@ from ..document import Document
 from ..findings import SOURCE
 from ..textpos import utf16_len
 
-# Codes a comment cannot silence usefully: the comment's own note, a pyproject.toml error.
-NOT_IGNORABLE = frozenset({"unknown-ignore-code", "config-error"})
+# Codes a comment cannot silence usefully: the comment's own note, a pyproject.toml error, a
+# file that does not parse (nothing was checked: the fix is the syntax, not a comment).
+NOT_IGNORABLE = frozenset({"unknown-ignore-code", "config-error", "syntax-error"})
 
 
 def ignore_actions(doc: Document, params: types.CodeActionParams) -> list[types.CodeAction]:

@@ -1,7 +1,8 @@
 """What a run checked: every module the files define, checked (on real, recorded or guessed
 inputs, said which) or not checked with why (issue 40, item 3).
 
-A module counts once per file, whatever its tracers. One that ran is checked; one that did not
+A module counts once per file, whatever its tracers. One that ran is checked (and flagged when an
+error or a warning names it); one that did not
 (`skipped`) is not, with the reason its finding gives (no example inputs, its inputs or its
 `__init__` raised, nothing an export called) and what would make it checkable. A run that found
 modules and checked none says so, and exits with `--unchecked-exit` (3 by default: whether they
@@ -29,6 +30,7 @@ class Coverage:
     recorded: list[str] = field(default_factory=list)
     guessed: list[str] = field(default_factory=list)  # on inputs inferred from its first layer
     unchecked: list[tuple[str, str]] = field(default_factory=list)  # ("model.py:GPT", why)
+    flagged: list[str] = field(default_factory=list)  # checked, with an error or a warning
 
     @property
     def checked(self) -> int:
@@ -50,12 +52,15 @@ def coverage(results: list[FileResult], cwd: Path) -> Coverage:
         for c in (m.tree["root"], *m.tree["parts"])
     }
     for result in results:
+        said = {f.module for f in result.diagnostics if f.module and f.severity in ("error", "warning")}
         runs: dict[str, list[tuple[str, str]]] = {}
         for m in result.modules:
             runs.setdefault(m.name, []).append((m.status, m.inputs))
         for name, statuses in runs.items():
             label = f"{display_path(result.path, cwd)}:{name.partition('@')[0]}"
             ran = [inputs for status, inputs in statuses if status != "skipped"]
+            if name in said and ran and label not in found.flagged:
+                found.flagged.append(label)
             if not ran and (owner := inside.get((result.path, name.partition("@")[0]))) is not None:
                 found.recorded.append(f"{label} (inside {owner})")
             elif not ran:
@@ -93,6 +98,7 @@ def coverage_lines(found: Coverage) -> list[str]:
         if kind
     ]
     head = f"{total} module(s): {found.checked} checked" + (f" ({', '.join(how)})" if how else "")
+    head += f", {len(found.flagged)} with findings" if found.flagged else ""
     head += f", {len(found.unchecked)} not checked" if found.unchecked else ""
     lines = [head]
     if found.nothing_checked:

@@ -6,15 +6,16 @@ import json
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .. import __version__
 from ..codes import registered, sections
 from ..findings import FileResult, Finding, Range
 from ..notebook.located import in_cell
-from .paths import display_path
 
 LEVELS = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SRCROOT = "SRCROOT"
 
 
 def _homepage() -> str | None:
@@ -37,12 +38,23 @@ def _region(rng: Range) -> dict[str, int]:
     }
 
 
+def _artifact(path: str, cwd: Path) -> dict[str, str]:
+    """Inside the working folder: a URI relative to `SRCROOT` (the run's `originalUriBaseIds`, as
+    code scanning resolves it); outside: the file's absolute URI."""
+    resolved = Path(path).resolve()
+    try:
+        relative = resolved.relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return {"uri": resolved.as_uri()}
+    return {"uri": quote(relative), "uriBaseId": SRCROOT}
+
+
 def _location(path: str, rng: Range, cwd: Path, message: str | None = None) -> dict[str, Any]:
     # In a notebook: the region is in its cell, the cell (1-based) a property of the location.
     cell = in_cell(path, rng)
     location: dict[str, Any] = {
         "physicalLocation": {
-            "artifactLocation": {"uri": display_path(path, cwd)},
+            "artifactLocation": _artifact(path, cwd),
             "region": _region(cell[1] if cell else rng),
         }
     }
@@ -109,6 +121,7 @@ def render_sarif(results: list[FileResult], versions: dict[str, str], cwd: Path)
                         "properties": {"torch": versions.get("torch"), "python": versions.get("python")},
                     }
                 ],
+                "originalUriBaseIds": {SRCROOT: {"uri": cwd.resolve().as_uri() + "/"}},
                 "columnKind": "utf16CodeUnits",
                 "results": [_result(d, cwd) for d in findings],
             }

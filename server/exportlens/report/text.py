@@ -50,11 +50,21 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
         for module in result.modules:
             key = module.status if module.status in ("exported", "compiled") else "failed"
             counts[key] = counts.get(key, 0) + (module.status != "skipped")
+    lines += docs_lines(results)
     errors = sum(d.severity == "error" for r in results for d in r.diagnostics)
+    warnings = sum(d.severity == "warning" for r in results for d in r.diagnostics)
     compiled = f", {counts['compiled']} compile check(s)" if counts.get("compiled") else ""
     lines.append(
         f"{len(results)} file(s): {counts['exported']} module export(s) succeeded, "
-        f"{counts['failed']} failed{compiled}; {errors} error(s)"
+        f"{counts['failed']} failed{compiled}; {errors} error(s), {warnings} warning(s)"
     )
+    if not results:  # every path named was skipped (not Python), or a folder held none
+        lines.append("exportlens: nothing was checked: no Python file among the paths given")
     lines += coverage_lines(coverage(results, cwd))
     return "\n".join(lines) + "\n"
+
+
+def docs_lines(results: list[FileResult]) -> list[str]:
+    """Each link the findings have, once: the same `Finding.url` the editor links (codes/url_for)."""
+    links = dict.fromkeys((d.code, d.url) for r in results for d in r.diagnostics if d.url)
+    return [f"docs[{code}]: {url}" for code, url in links]

@@ -112,7 +112,7 @@ def execute(
     from .compiled import without_compile
     from .devices import Placement, building, exporting, finish
     from .loader import load_module, parse
-    from .sizing import build_sized
+    from .sizing import build_sized, meta_weights
 
     if job["verify"]:  # a quick-fix's proof (fixes/, lsp/code_actions.py)
         from .verify import verify
@@ -152,6 +152,7 @@ def execute(
             stage = "inputs"
             reports.doing("inputs")
             attempt = build_sized(spec, user_module, path, tree, job["meta_above_mb"], placement)
+            code_meta = not attempt.meta and meta_weights(attempt.module)  # before `finish` fakes them
             attempt.args, attempt.kwargs = finish(attempt.module, attempt.args, attempt.kwargs, placement)
         tick("inputs")
         exported = _tree(job, attempt.module)  # what is exported: every answer from here on says it
@@ -190,7 +191,7 @@ def execute(
             reports.doing("narrowing")
             locate_narrowing(narrowed, attempt, strict, budget)  # one more export, only when found
             summary["narrowed"] = narrowed
-        summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes}
+        summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes, "code_meta": code_meta}
         summary["placement"] = placement.describe()
         tick("summary")
         answer: protocol.JobAnswer = {

@@ -57,3 +57,10 @@ def weight_bytes(module: Any) -> int:
         return 0
     tensors = [*module.parameters(), *module.buffers()]
     return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def meta_weights(module: Any) -> bool:
+    """Some parameter or buffer of `module` is on the meta device (the code put it there): no values."""
+    if not isinstance(module, torch.nn.Module):
+        return False
+    return any(t.is_meta for t in (*module.parameters(), *module.buffers()))

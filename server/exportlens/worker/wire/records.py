@@ -155,9 +155,15 @@ class Narrowing(TypedDict):
     frames: list[Frame]  # the stack that made the condition, outermost first; [] when not found
 
 
-class Weights(TypedDict):
+class _WeightsRequired(TypedDict):
     meta: bool  # built on the meta device (sizing.py): nothing allocated
     bytes: int
+
+
+class Weights(_WeightsRequired, total=False):
+    # The module's own code left some weights on the meta device (`torch.device("meta")`,
+    # `.to("meta")`): exported without values too.
+    code_meta: bool
 
 
 class Placement(TypedDict):
