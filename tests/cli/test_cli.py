@@ -62,6 +62,11 @@ def test_text_format_and_exit_codes(tmp_path: Path) -> None:
     assert lines[-1] == "2 module(s): 2 checked (2 on their own inputs), 1 with findings"
     clean = run_cli("good.py", cwd=tmp_path)
     assert clean.returncode == 0 and "0 error(s)" in clean.stdout
+    # both tracers check each module: still one module, once, in each count (issue 42)
+    both = run_cli(".", "--mode", "both", cwd=tmp_path)
+    assert both.stdout.splitlines()[-2].startswith("2 file(s): 1 module export(s) succeeded, 1 failed"), (
+        both.stdout
+    )
 
 
 def test_json_format(tmp_path: Path) -> None:

@@ -33,6 +33,23 @@ needs_onnx = pytest.mark.skipif(
 )
 
 
+async def not_installed_message(tmp_path: Path, package: str, path: str, target: str) -> str:
+    """`path` checked for `target` by this interpreter without `package`: the one finding must be the
+    target's information line (never an error); its message, for the caller to compare."""
+    from exportlens.check import CheckOptions, check_file
+    from exportlens.engine import Engine, EngineOptions
+
+    engine = Engine(EngineOptions(python=python_without(tmp_path, package), timeout=60.0))
+    try:
+        options = CheckOptions(roots=[str(Path(path).parent)], lowerings=("export", target))
+        result = await check_file(engine, path, None, options)
+    finally:
+        await engine.close()
+    (info,) = result.diagnostics
+    assert info.code == "target-not-run" and info.severity == "information", info
+    return info.message
+
+
 def python_without(folder: Path, *packages: str) -> str:
     """This interpreter with its site-packages minus the packages whose names start with `packages`:
     a user's torch without them. `-S` keeps site (and its .pth files) out; a folder of links is the path."""

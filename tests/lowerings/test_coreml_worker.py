@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from exportlens.check import CheckOptions, check_file
-from exportlens.engine import Engine, EngineOptions
+from exportlens.engine import Engine
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
-from tests.lowerings import python_without
+from tests.lowerings import not_installed_message
 from tests.lowerings.test_executorch_realcode import ENCODER, MOBILENET_V2_BLOCKS
 
 # Issue 41 item 5's model: a Linear, then an op Core ML refuses on its own line.
@@ -101,19 +101,11 @@ async def test_an_op_without_a_translation_is_unsupported_on_its_line(engine: En
 
 
 async def test_without_coremltools_installed_the_target_says_so_as_information(write, tmp_path: Path) -> None:
-    engine = Engine(EngineOptions(python=python_without(tmp_path, "coremltools"), timeout=60.0))
-    try:
-        path = write("counted.py", UNIQUE)
-        result = await _check(engine, path)
-    finally:
-        await engine.close()
-    info = only(result, "target-not-run")
-    assert info.severity == "information"
-    assert info.message == (
+    message = await not_installed_message(tmp_path, "coremltools", write("counted.py", UNIQUE), "coreml")
+    assert message == (
         "Core ML: not checked: `coremltools` is not installed in the checked interpreter: "
         "`pip install coremltools`"
     )
-    assert [d.code for d in result.diagnostics] == ["target-not-run"]
 
 
 async def test_fake_device_code_is_not_converted_and_says_why_as_information(engine: Engine, write) -> None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from exportlens.check import CheckOptions, check_file
-from exportlens.engine import Engine, EngineOptions
+from exportlens.engine import Engine
 from exportlens.findings import FileResult
 from tests.conftest import line_of, only
 from tests.custom_ops import scale_op
-from tests.lowerings import python_without
+from tests.lowerings import not_installed_message
 
 ISSUE_MODEL = """
     import torch
@@ -124,19 +124,11 @@ async def test_a_fully_delegated_program_has_no_finding_and_says_delegated_over_
 
 
 async def test_without_executorch_installed_the_target_says_so_as_information(write, tmp_path: Path) -> None:
-    engine = Engine(EngineOptions(python=python_without(tmp_path, "executorch"), timeout=60.0))
-    try:
-        path = write("mlp.py", DELEGATED)
-        result = await _check(engine, path)
-    finally:
-        await engine.close()
-    info = only(result, "target-not-run")
-    assert info.severity == "information"
-    assert info.message == (
+    message = await not_installed_message(tmp_path, "executorch", write("mlp.py", DELEGATED), "executorch")
+    assert message == (
         "ExecuTorch: not checked: `executorch` is not installed in the checked interpreter: "
         "`pip install executorch`"
     )
-    assert [d.code for d in result.diagnostics] == ["target-not-run"]
 
 
 FLOAT64 = """

@@ -53,6 +53,19 @@ print("exported", type(program).__name__)
 )
 
 
+def followed(script: str, folder: Path, says: str) -> None:
+    """The advice followed as written, run by the checked interpreter: it must print `says`."""
+    (folder / "advised.py").write_text(script)
+    done = subprocess.run(
+        [WORKER_PYTHON or sys.executable, "advised.py"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0 and says in done.stdout, done.stderr[-2000:]
+
+
 def test_the_cache_finding_names_what_the_installed_transformers_offers(tmp_path: Path) -> None:
     (tmp_path / "export_llama.py").write_text(EXPORT)
     out = run_cli("export_llama.py", "--no-cache", "--format", "json", cwd=tmp_path, python=WORKER_PYTHON)
@@ -73,15 +86,7 @@ def test_the_cache_finding_names_what_the_installed_transformers_offers(tmp_path
 
 
 def test_what_is_advised_exports_with_the_cache(tmp_path: Path) -> None:
-    (tmp_path / "advised.py").write_text(ADVISED)
-    done = subprocess.run(
-        [WORKER_PYTHON or sys.executable, "advised.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0 and "exported ExportedProgram" in done.stdout, done.stderr[-2000:]
+    followed(ADVISED, tmp_path, "exported ExportedProgram")
 
 
 def test_the_recipes_are_read_from_the_installed_file() -> None:
@@ -130,14 +135,4 @@ def test_an_encoder_decoder_gets_the_seq2seq_wrapper_and_it_exports(tmp_path: Pa
     assert "EncoderDecoderCache" in message and "Seq2SeqLMExportableModule(model, batch_size=" in message
     assert "TorchExportableModuleForDecoderOnlyLM" not in message, message
     assert any("modeling_t5.py" in r["path"] for r in finding["related"]), finding["related"]
-    (tmp_path / "advised.py").write_text(T5_ADVISED)
-    done = subprocess.run(
-        [WORKER_PYTHON or sys.executable, "advised.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0 and "exported ExportedProgram ExportedProgram" in done.stdout, done.stderr[
-        -2000:
-    ]
+    followed(T5_ADVISED, tmp_path, "exported ExportedProgram ExportedProgram")

@@ -86,12 +86,16 @@ def _size_text(raw: Recompile, ctx: DiagnosisContext, placed: bool) -> str:
     )
     if placed:
         message += "This line pins the size to a constant. "
-    if limit := raw.get("limit"):
-        message += (
-            f"After {limit} sizes torch stops recompiling it (`torch._dynamo.config.recompile_limit`) and "
-            "runs it eagerly, without a word. "
-        )
-    return message + _remedies(raw)
+    return message + _limit_text(raw, "sizes") + _remedies(raw)
+
+
+def _limit_text(raw: Recompile, what: str) -> str:
+    if not (limit := raw.get("limit")):
+        return ""
+    return (
+        f"After {limit} {what} torch stops recompiling it (`torch._dynamo.config.recompile_limit`) and "
+        "runs it eagerly, without a word. "
+    )
 
 
 def _state_text(raw: Recompile, ctx: DiagnosisContext, placed: bool) -> str:
@@ -102,11 +106,7 @@ def _state_text(raw: Recompile, ctx: DiagnosisContext, placed: bool) -> str:
     )
     if placed:
         message += "This line changes (or reads) it. "
-    if limit := raw.get("limit"):
-        message += (
-            f"After {limit} calls torch stops recompiling it (`torch._dynamo.config.recompile_limit`) and "
-            "runs it eagerly, without a word. "
-        )
+    message += _limit_text(raw, "calls")
     tried = raw.get("tried") or {}
     proven = [f"`torch._dynamo.config.{knob} = True`" for knob, why in tried.items() if not why]
     if proven:

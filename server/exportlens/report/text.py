@@ -38,7 +38,7 @@ def said_fix(message: str, proof: dict[str, Any] | None) -> str:
 
 def render_text(results: list[FileResult], cwd: Path) -> str:
     lines: list[str] = []
-    counts = {"exported": 0, "failed": 0}
+    verdicts: dict[tuple[str, str, str], str] = {}  # one per module and inputs, whatever the tracers
     for result in results:
         for d in result.diagnostics:
             first, *rest = said_fix(d.message, d.proof).splitlines() or [""]
@@ -48,8 +48,14 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
             for rel in d.related:
                 lines.append(f"    {place(rel.path, rel.range, cwd)}: note: {rel.message}")
         for module in result.modules:
+            if module.status == "skipped":
+                continue
             key = module.status if module.status in ("exported", "compiled") else "failed"
-            counts[key] = counts.get(key, 0) + (module.status != "skipped")
+            seen = (result.path, module.name, str(module.inputs))
+            verdicts[seen] = "failed" if "failed" in (key, verdicts.get(seen)) else key
+    counts = {"exported": 0, "failed": 0}
+    for verdict in verdicts.values():
+        counts[verdict] = counts.get(verdict, 0) + 1
     lines += docs_lines(results)
     errors = sum(d.severity == "error" for r in results for d in r.diagnostics)
     warnings = sum(d.severity == "warning" for r in results for d in r.diagnostics)
