@@ -11,7 +11,6 @@ install hint.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import logging
 import re
@@ -27,7 +26,7 @@ from ..wire.records import LoweringFinding, LoweringResult
 from ..wire.targets import BY_NAME
 from .coreml_form import form_refusal
 from .nodes import call_nodes, op_name, target_finding
-from .values import no_values
+from .values import cannot_run
 
 NEEDS = BY_NAME["coreml"].needs
 INSTALL = "`coremltools` is not installed in the checked interpreter: `pip install coremltools`"
@@ -60,12 +59,8 @@ _UNSUPPORTED = re.compile(r"Unsupported fx node|convert function for op '\w+' no
 
 
 def check(program: Any, attempt: Any, path: str, budget: Budget) -> LoweringResult:
-    if any(importlib.util.find_spec(name) is None for name in NEEDS):
-        return {"target": "coreml", "ok": False, "skipped": INSTALL}
-    if no_values(program, attempt):
-        why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
-        findings = [target_finding("target-not-run", "information", NO_VALUES.format(why=why))]
-        return {"target": "coreml", "ok": False, "findings": findings}
+    if (unable := cannot_run("coreml", NEEDS, INSTALL, NO_VALUES, program, attempt)) is not None:
+        return unable
     with budget.bounded(share=0.9):
         with _quiet() as said:  # imported in the bound: seconds in a cold child
             import coremltools as ct

@@ -13,7 +13,6 @@ its `.pte` is judged against the float model with int8's own tolerance.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import logging
 import re
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from ..core.budget import Budget
 from ..wire.records import LoweringFinding, LoweringResult
 from ..wire.targets import BY_NAME
 from .nodes import call_nodes, op_name, target_finding
-from .values import no_values
+from .values import cannot_run
 
 NEEDS = BY_NAME["executorch"].needs
 INSTALL = "`executorch` is not installed in the checked interpreter: `pip install executorch`"
@@ -39,12 +38,8 @@ _OP = re.compile(r"\b(aten|dim_order_ops|quantized_decomposed|[a-z_]\w*)(?:::|\.
 
 
 def check(program: Any, attempt: Any, path: str, budget: Budget, quantize: str = "none") -> LoweringResult:
-    if any(importlib.util.find_spec(name) is None for name in NEEDS):
-        return {"target": "executorch", "ok": False, "skipped": INSTALL}
-    if no_values(program, attempt):
-        why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
-        findings = [target_finding("target-not-run", "information", NO_VALUES.format(why=why))]
-        return {"target": "executorch", "ok": False, "findings": findings}
+    if (unable := cannot_run("executorch", NEEDS, INSTALL, NO_VALUES, program, attempt)) is not None:
+        return unable
     from .executorch_plan import delegation, missing_kernels, user_line
 
     float_program, judge = program, None

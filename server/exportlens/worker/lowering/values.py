@@ -3,9 +3,27 @@ two runs' values must be to count as the same (onnx.py, numeric.py, bisect.py, a
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
+from ..wire.records import LoweringResult
+from .nodes import target_finding
+
 RTOL, ATOL = 1e-3, 1e-4
+
+
+def cannot_run(
+    target: str, needs: tuple[str, ...], install: str, no_values_text: str, program: Any, attempt: Any
+) -> LoweringResult | None:
+    """A device target's answer when it cannot run here: a package it needs is missing (skipped with
+    the install hint) or the model has no values to put on a device (information); else None."""
+    if any(importlib.util.find_spec(name) is None for name in needs):
+        return {"target": target, "ok": False, "skipped": install}
+    if no_values(program, attempt):
+        why = "with meta weights" if getattr(attempt, "meta", False) else "as fake tensors on a device"
+        findings = [target_finding("target-not-run", "information", no_values_text.format(why=why))]
+        return {"target": target, "ok": False, "findings": findings}
+    return None
 
 
 def no_values(program: Any, attempt: Any = None) -> bool:
