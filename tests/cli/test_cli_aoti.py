@@ -52,5 +52,5 @@ def test_a_refusal_is_on_the_line_in_text_output(tmp_path: Path) -> None:
     done = run_cli("counted.py", "--no-cache", "--target", "aoti", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     line = INT_OP.splitlines().index("        n = count(x)") + 1  # 1-based; the file starts with "\n"
-    (said,) = [s for s in done.stdout.splitlines() if "aoti-compile-error" in s]
+    (said,) = [s for s in done.stdout.splitlines() if "error[aoti-compile-error]" in s]
     assert said.startswith(f"counted.py:{line}:") and "AOTInductor: cannot compile" in said, said

@@ -21,7 +21,11 @@ def test_a_misspelled_code_option_is_a_usage_error_naming_the_code(tmp_path: Pat
 def test_a_misspelled_code_in_a_comment(tmp_path: Path) -> None:
     (tmp_path / "plain.py").write_text(PLAIN, encoding="utf-8")
     done = run_cli("plain.py", "--no-cache", cwd=tmp_path)
-    (note,) = [line for line in done.stdout.splitlines() if "unknown-ignore-code" in line]
+    (note,) = [
+        line
+        for line in done.stdout.splitlines()
+        if "[unknown-ignore-code]: " in line and not line.startswith("docs[")
+    ]
     assert "`dim-specialised` (did you mean 'dim-specialized'?) is not an ExportLens code" in note, note
 
 
