@@ -75,7 +75,8 @@ def check(program: Any, attempt: Any, path: str, budget: Budget, quantize: str =
         except Exception as exc:  # noqa: BLE001 - memory planning, emitter: on the user's line
             return _refused("executorch-emit-error", "`to_executorch`", exc, edge.exported_program())
     facts["pte_bytes"] = len(buffer)
-    from .executorch_run import load, load_refusal, run
+    from .executorch_load import load
+    from .executorch_run import load_refusal, run
 
     with budget.bounded(share=0.9):
         method, said = load(buffer)

@@ -19,16 +19,6 @@ from .nodes import target_finding
 from .values import ATOL, RTOL
 
 
-def load(buffer: bytes) -> tuple[Any, str]:
-    """The `forward` method, or None and the runtime's words for why it does not load."""
-    from executorch.runtime import Runtime
-
-    try:
-        return Runtime.get().load_program(buffer).load_method("forward"), ""
-    except Exception as exc:  # noqa: BLE001 - RuntimeError("Failed to load method forward, error: 0x14")
-        return None, f"{type(exc).__name__}: {str(exc).strip()[:400]}"
-
-
 def load_refusal(said: str) -> LoweringFinding:
     message = (
         f"the `.pte` builds but the runtime does not load its `forward` method ({said}). Check the "
@@ -89,9 +79,14 @@ def _placed(
 
     try:
         found = blame(program, edge, inputs, want, budget)
-    except (Exception, OutOfBudget):  # noqa: BLE001 - no proof in time: the finding stays on the module
-        return finding
-    return blamed_finding(finding, *found) if found is not None else finding
+    except (Exception, OutOfBudget) as exc:  # noqa: BLE001 - no proof: the finding stays on the module
+        found = f"re-lowering failed ({type(exc).__name__}: {str(exc)[:300]})"
+    if isinstance(found, str):
+        return {
+            **finding,
+            "message": f"{finding['message']} Which op makes the difference is not proven: {found}.",
+        }
+    return blamed_finding(finding, *found)
 
 
 def _run_refusal(label: str, exc: BaseException) -> LoweringFinding:
