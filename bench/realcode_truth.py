@@ -24,6 +24,7 @@ import runpy
 import subprocess
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,11 @@ def _innermost(exc: BaseException, folder: Path) -> tuple[str, int] | None:
     return None
 
 
-def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, Any]]:
+def run_script(
+    script: Path, folder: Path, guards: GuardLog, on_record: Callable[[dict[str, Any]], None] | None = None
+) -> list[dict[str, Any]]:
+    """The script's export calls, each in both tracers; `on_record` is told each as torch answers
+    (bench/speed_rows.py times torch's refusal by it)."""
     real_export = torch.export.export
     records: list[dict[str, Any]] = []
 
@@ -107,6 +112,8 @@ def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, A
                 if record["frame"] is None:
                     record["guards"] = list(guards.lines)
             records.append(record)
+            if on_record is not None:
+                on_record(record)
         return result
 
     torch.export.export = recorder  # type: ignore[assignment]
