@@ -23,6 +23,7 @@ import re
 import runpy
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -101,16 +102,19 @@ def run_script(
                 "module": type(mod).__name__,
                 "mode": "strict" if strict else "non-strict",
             }
+            started = time.perf_counter()
             try:
                 result = real_export(mod, args, kwargs, strict=strict, **options)
                 record["verdict"] = "exported"
             except Exception as exc:
+                record["seconds"] = time.perf_counter() - started  # torch's own, before the record's
                 record["verdict"] = type(exc).__name__
                 record["message"] = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
                 record["frame"] = _innermost(exc, folder)
                 record["detail"] = _detail(str(exc))
                 if record["frame"] is None:
                     record["guards"] = list(guards.lines)
+            record.setdefault("seconds", time.perf_counter() - started)
             records.append(record)
             if on_record is not None:
                 on_record(record)

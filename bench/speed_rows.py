@@ -98,8 +98,12 @@ def torch_run(row: Row, tmp: Path) -> tuple[Probe, list[dict[str, Any]]]:
     run = probe(argv, row.folder, env, tmp / "torch.stderr")
     records = []
     for at, line in run.lines:
-        if line.startswith("{"):
-            records.append({**json.loads(line), "at": at})
+        try:
+            record = json.loads(line) if line.startswith('{"line"') else None
+        except ValueError:  # the script's own output
+            record = None
+        if isinstance(record, dict):
+            records.append({**record, "at": at})
     return run, records
 
 
@@ -132,6 +136,17 @@ def stage_seconds(results: list[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
+def torch_stages(records: list[dict[str, Any]], wall: float) -> dict[str, float]:
+    """torch's run: seconds in each tracer's exports, and the rest (python, import torch, the
+    script's own building of models and inputs)."""
+    out = {"export-nonstrict": 0.0, "export-strict": 0.0}
+    for record in records:
+        if record.get("mode") in ("non-strict", "strict"):
+            out["export-" + record["mode"].replace("-", "")] += float(record.get("seconds") or 0.0)
+    out["rest"] = wall - sum(out.values())
+    return out
+
+
 def measure_row(row: Row, mode: str) -> Measured:
     with tempfile.TemporaryDirectory(prefix="exportlens-speed-") as name:
         tmp = Path(name)
@@ -157,6 +172,7 @@ def measure_row(row: Row, mode: str) -> Measured:
         errors=len(firsts),
         jobs=len(results),
         stages=stage_seconds(results),
+        torch_stages=torch_stages(records, reference.wall_s),
         generated=row.generated,
         status=ours.status,
     )
@@ -171,7 +187,7 @@ def torch_child(script: Path) -> None:
     from realcode_truth import GuardLog, run_script  # imports torch: here only
 
     def tell(record: dict[str, Any]) -> None:
-        print(json.dumps({k: record.get(k) for k in ("line", "mode", "verdict")}), flush=True)
+        print(json.dumps({k: record.get(k) for k in ("line", "mode", "verdict", "seconds")}), flush=True)
 
     records = run_script(script.resolve(), script.resolve().parent, GuardLog(), tell)
     for record in records:

@@ -22,6 +22,7 @@ class Measured:
     errors: int
     jobs: int
     stages: dict[str, float] = field(default_factory=dict)  # job seconds per stage label
+    torch_stages: dict[str, float] = field(default_factory=dict)  # torch's run: exports per tracer, rest
     generated: bool = False
     status: int = 0
 
@@ -98,6 +99,8 @@ def table(rows: list[Measured]) -> str:
             f"{m.row}: {m.jobs} jobs, {m.errors} error line(s) (torch: {m.torch_refusals} "
             f"refusal(s)); job s: {spent or 'none stored'}"
         )
+        if m.torch_stages:
+            stages.append("  torch's run s: " + ", ".join(f"{k} {v:.1f}" for k, v in m.torch_stages.items()))
     widths = [max(len(line[i]) for line in lines) for i in range(len(HEADER))]
     text = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
     return "\n".join([*text, "", "where the jobs' seconds go (summed over jobs, 2 at a time):", *stages])

@@ -16,7 +16,7 @@ from tests.paths import ROOT
 sys.path.insert(0, str(ROOT / "bench"))
 
 from many_file import class_names, many_source
-from speed_rows import corpus_rows, selected, stage_seconds
+from speed_rows import corpus_rows, selected, stage_seconds, torch_stages
 from speed_table import Measured, table
 
 
@@ -91,3 +91,12 @@ def test_stage_seconds_split_the_export_by_tracer_and_sum_over_jobs() -> None:
         "export-strict": 3.0,
         "later-failures": 4.0,
     }
+
+
+def test_torch_stages_sum_each_tracers_exports_and_leave_the_rest() -> None:
+    records = [
+        {"mode": "non-strict", "verdict": "exported", "seconds": 1.5},
+        {"mode": "strict", "verdict": "UserError", "seconds": 2.5},
+        {"mode": "", "verdict": "script-error"},
+    ]
+    assert torch_stages(records, 10.0) == {"export-nonstrict": 1.5, "export-strict": 2.5, "rest": 6.0}
