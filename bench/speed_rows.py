@@ -174,6 +174,7 @@ def measure_row(row: Row, mode: str) -> Measured:
         stages=stage_seconds(results),
         torch_stages=torch_stages(records, reference.wall_s),
         generated=row.generated,
+        load=os.getloadavg()[0],
         status=ours.status,
     )
 

@@ -24,6 +24,7 @@ class Measured:
     stages: dict[str, float] = field(default_factory=dict)  # job seconds per stage label
     torch_stages: dict[str, float] = field(default_factory=dict)  # torch's run: exports per tracer, rest
     generated: bool = False
+    load: float = 0.0  # the 1-minute load average when the row ended: a busy machine shows here
     status: int = 0
 
     @property
@@ -97,10 +98,11 @@ def table(rows: list[Measured]) -> str:
         spent = ", ".join(f"{k} {v:.1f}" for k, v in m.stages.items() if v >= 0.05)
         stages.append(
             f"{m.row}: {m.jobs} jobs, {m.errors} error line(s) (torch: {m.torch_refusals} "
-            f"refusal(s)); job s: {spent or 'none stored'}"
+            f"refusal(s)), load {m.load:.1f}; job s: {spent or 'none stored'}"
         )
         if m.torch_stages:
-            stages.append("  torch's run s: " + ", ".join(f"{k} {v:.1f}" for k, v in m.torch_stages.items()))
+            torch = ", ".join(f"{k} {v:.1f}" for k, v in m.torch_stages.items() if v >= 0.05)
+            stages.append(f"  torch's run s: {torch}")
     widths = [max(len(line[i]) for line in lines) for i in range(len(HEADER))]
     text = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
     return "\n".join([*text, "", "where the jobs' seconds go (summed over jobs, 2 at a time):", *stages])
