@@ -82,10 +82,14 @@ def _innermost(exc: BaseException, folder: Path) -> tuple[str, int] | None:
 
 
 def run_script(
-    script: Path, folder: Path, guards: GuardLog, on_record: Callable[[dict[str, Any]], None] | None = None
+    script: Path,
+    folder: Path,
+    guards: GuardLog,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+    tracers: tuple[bool, ...] = (False, True),
 ) -> list[dict[str, Any]]:
-    """The script's export calls, each in both tracers; `on_record` is told each as torch answers
-    (bench/speed_rows.py times torch's refusal by it)."""
+    """The script's export calls, each in the `tracers` (strict=), both by default; `on_record` is
+    told each as torch answers (bench/speed_rows.py times torch's refusal by it)."""
     real_export = torch.export.export
     records: list[dict[str, Any]] = []
 
@@ -94,7 +98,7 @@ def run_script(
         line = caller.f_lineno if Path(caller.f_code.co_filename).resolve() == script.resolve() else 0
         options.pop("strict", None)
         result = None
-        for strict in (False, True):
+        for strict in tracers:
             guards.lines.clear()
             record: dict[str, Any] = {
                 "script": script.name,

@@ -1,18 +1,21 @@
 """Speed on real code (issue 43): ExportLens's check of a script against torch's own run of it.
 
-    .venv/bin/python bench/speed_rows.py [--case NAME ...] [--slow] [--modules 100] [--json OUT]
+    .venv/bin/python bench/speed_rows.py [--case NAME ...] [--slow] [--modules 100]
+        [--mode both|non-strict|strict] [--json OUT]
 
 Rows: every export script of the real-code corpus (tests/data/realcode/corpus) whose case torch
 refuses somewhere (tests/realcode_expected.py), those of the slow cases (SLOW below; a case without
 an export script: its compile script), and a generated file of `--modules` small modules, one with a
 data-dependent branch, exported by its `__main__` loop (many_file.py). `--slow` adds the exports
 realcode_expected marks slow (a minute of torch each). `--case` (repeatable) keeps the rows of that
-case, or the one named (`sam/export_sam_any_size.py`, `many100`).
+case, or the one named (`sam/export_sam_any_size.py`, `many100`). `--mode`: the tracers of both
+runs (default both: the issue's reference; `non-strict` is a user's plain run of the script).
 
 Each row, one run after the other in the same minutes, each a fresh process:
 - torch: the script as `__main__` with the venv's python, each export call exported non-strict then
-  strict (bench/realcode_truth.py's recorder); its refusal time is when torch raised the first one;
-- ExportLens: the real CLI, `exportlens check SCRIPT --format text --mode both --no-daemon --root
+  strict (bench/realcode_truth.py's recorder; `--mode` picks); its refusal time is when torch
+  raised the first one;
+- ExportLens: the real CLI, `exportlens check SCRIPT --format text --mode MODE --no-daemon --root
   CASE` with an empty results store (EXPORTLENS_CACHE_DIR, a new temp folder), otherwise the
   default settings; the first finding is when the first `error[...]` line reaches its stdout, the
   complete result when the process ends.
@@ -91,9 +94,9 @@ def selected(rows: list[Row], wanted: list[str] | None) -> list[Row]:
     return [r for r in rows if r.name in wanted or r.name.split("/")[0] in wanted]
 
 
-def torch_run(row: Row, tmp: Path) -> tuple[Probe, list[dict[str, Any]]]:
-    """The script as `__main__`, both tracers per export call; one JSON line per export."""
-    argv = [sys.executable, str(Path(__file__).resolve()), "--torch-child", str(row.script)]
+def torch_run(row: Row, tmp: Path, mode: str) -> tuple[Probe, list[dict[str, Any]]]:
+    """The script as `__main__`, each export call in the tracers of `mode`; one JSON line each."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--torch-child", str(row.script), "--mode", mode]
     env = {**os.environ, "PYTHONPATH": ""}
     run = probe(argv, row.folder, env, tmp / "torch.stderr")
     records = []
@@ -150,7 +153,7 @@ def torch_stages(records: list[dict[str, Any]], wall: float) -> dict[str, float]
 def measure_row(row: Row, mode: str) -> Measured:
     with tempfile.TemporaryDirectory(prefix="exportlens-speed-") as name:
         tmp = Path(name)
-        reference, records = torch_run(row, tmp)
+        reference, records = torch_run(row, tmp, mode)
         refused = [r for r in records if r["verdict"] not in ("exported", "script-error")]
         ours, results = exportlens_run(row, tmp, mode)
     firsts = [at for at, line in ours.lines if FINDING.search(line)]
@@ -183,14 +186,17 @@ def say(message: str) -> None:
     print(f"[speed] {message}", file=sys.stderr, flush=True)
 
 
-def torch_child(script: Path) -> None:
+TRACERS = {"both": (False, True), "non-strict": (False,), "strict": (True,)}  # mode -> strict= values
+
+
+def torch_child(script: Path, mode: str) -> None:
     """This process is torch's run: each export's verdict on stdout as torch gives it."""
     from realcode_truth import GuardLog, run_script  # imports torch: here only
 
     def tell(record: dict[str, Any]) -> None:
         print(json.dumps({k: record.get(k) for k in ("line", "mode", "verdict", "seconds")}), flush=True)
 
-    records = run_script(script.resolve(), script.resolve().parent, GuardLog(), tell)
+    records = run_script(script.resolve(), script.resolve().parent, GuardLog(), tell, TRACERS[mode])
     for record in records:
         if record["verdict"] == "script-error":
             tell(record)
@@ -203,12 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", action="append", help="a case or case/script (repeatable)")
     parser.add_argument("--slow", action="store_true", help="also the exports marked slow")
     parser.add_argument("--modules", type=int, default=100, help="modules of the generated file")
-    parser.add_argument("--mode", default="both", help="the CLI's --mode (torch runs both)")
+    parser.add_argument(
+        "--mode", choices=tuple(TRACERS), default="both", help="the tracers, the CLI's and torch's"
+    )
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--torch-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.torch_child:
-        torch_child(Path(args.torch_child))
+        torch_child(Path(args.torch_child), args.mode)
         return 0
     from many_file import many_source  # scale.py's block: exportlens's engine, not in torch's child
 
