@@ -23,7 +23,9 @@ import re
 import runpy
 import subprocess
 import sys
+import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +81,15 @@ def _innermost(exc: BaseException, folder: Path) -> tuple[str, int] | None:
     return None
 
 
-def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, Any]]:
+def run_script(
+    script: Path,
+    folder: Path,
+    guards: GuardLog,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+    tracers: tuple[bool, ...] = (False, True),
+) -> list[dict[str, Any]]:
+    """The script's export calls, each in the `tracers` (strict=), both by default; `on_record` is
+    told each as torch answers (bench/speed_rows.py times torch's refusal by it)."""
     real_export = torch.export.export
     records: list[dict[str, Any]] = []
 
@@ -88,7 +98,7 @@ def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, A
         line = caller.f_lineno if Path(caller.f_code.co_filename).resolve() == script.resolve() else 0
         options.pop("strict", None)
         result = None
-        for strict in (False, True):
+        for strict in tracers:
             guards.lines.clear()
             record: dict[str, Any] = {
                 "script": script.name,
@@ -96,17 +106,22 @@ def run_script(script: Path, folder: Path, guards: GuardLog) -> list[dict[str, A
                 "module": type(mod).__name__,
                 "mode": "strict" if strict else "non-strict",
             }
+            started = time.perf_counter()
             try:
                 result = real_export(mod, args, kwargs, strict=strict, **options)
                 record["verdict"] = "exported"
             except Exception as exc:
+                record["seconds"] = time.perf_counter() - started  # torch's own, before the record's
                 record["verdict"] = type(exc).__name__
                 record["message"] = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
                 record["frame"] = _innermost(exc, folder)
                 record["detail"] = _detail(str(exc))
                 if record["frame"] is None:
                     record["guards"] = list(guards.lines)
+            record.setdefault("seconds", time.perf_counter() - started)
             records.append(record)
+            if on_record is not None:
+                on_record(record)
         return result
 
     torch.export.export = recorder  # type: ignore[assignment]

@@ -1,0 +1,103 @@
+"""One timed run of a command for bench/speed_rows.py: its stdout lines with their times, its CPU
+and its memory, the whole process tree counted (the CLI, its worker and the worker's job children;
+or the torch process).
+
+- each stdout line is stamped when this process reads it (the child flushes each line);
+- CPU: user + system of the process and every descendant it reaped (`os.wait4`), so a job child
+  counts once its worker reaped it;
+- peak RSS: the largest single process of the tree (`ru_maxrss` from `wait4`: descendants included);
+- peak tree PSS: the tree sampled every `SAMPLE_S` (`/proc/PID/smaps_rollup`), what the machine held:
+  PSS shares a forked child's copy-on-write pages with its parent instead of counting them twice.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SAMPLE_S = 0.2
+
+
+@dataclass
+class Probe:
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    peak_tree_pss_mb: float
+    status: int
+    lines: list[tuple[float, str]] = field(default_factory=list)  # (seconds after the start, text)
+    stderr_tail: str = ""
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="utf-8")
+        except OSError:  # gone meanwhile
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        tree.setdefault(parent, []).append(int(entry.name))
+    return tree
+
+
+def _pss_mb(pid: int) -> float:
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text(encoding="utf-8")
+    except OSError:
+        return 0.0
+    for line in text.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def tree_pss_mb(root: int) -> float:
+    """PSS of `root` and all its live descendants, in MiB."""
+    tree, total, todo = _children(), 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += _pss_mb(pid)
+        todo += tree.get(pid, [])
+    return total
+
+
+def probe(argv: list[str], cwd: Path, env: dict[str, str], stderr_to: Path) -> Probe:
+    """Run `argv` to its end; the figures above."""
+    peak = [0.0]
+    done = threading.Event()
+    started = time.perf_counter()
+    with stderr_to.open("wb") as err:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+
+        def sample() -> None:
+            while not done.wait(SAMPLE_S):
+                peak[0] = max(peak[0], tree_pss_mb(proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        lines: list[tuple[float, str]] = []
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append((time.perf_counter() - started, line.rstrip("\n")))
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        done.set()
+        sampler.join()
+    tail = stderr_to.read_text(encoding="utf-8", errors="replace")[-2000:]
+    return Probe(
+        wall_s=wall,
+        cpu_s=usage.ru_utime + usage.ru_stime,
+        peak_rss_mb=usage.ru_maxrss / 1024.0,
+        peak_tree_pss_mb=peak[0],
+        status=proc.returncode,
+        lines=lines,
+        stderr_tail=tail,
+    )
