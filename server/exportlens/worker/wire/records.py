@@ -155,6 +155,18 @@ class Narrowing(TypedDict):
     frames: list[Frame]  # the stack that made the condition, outermost first; [] when not found
 
 
+class DecodeStep(TypedDict):
+    """The prefill's program refused one decode step: one token at the next cache position."""
+
+    position: int  # the cache position of the one token (the prompt's length)
+    tokens: str  # the argument that carries the tokens: `input_ids` / `inputs_embeds`
+    exc_type: str
+    message: str
+    # The module itself at that step (eager): "fails" is the model's, "runs" the program's shapes.
+    eager: Literal["runs", "fails", "not run"]
+    frames: list[Frame]  # the eager failure's traceback, outermost first; [] unless it fails
+
+
 class _WeightsRequired(TypedDict):
     meta: bool  # built on the meta device (sizing.py): nothing allocated
     bytes: int
@@ -269,6 +281,7 @@ class ExportSummary(_SummaryRequired, total=False):
     view: GraphView
     gpu_path: GpuPath  # the script asked whether a GPU is there, and this machine said no
     narrowed: list[Narrowing]  # runtime shape checks that reject sizes the Dims declare
+    decode_step: DecodeStep  # an export with a cache whose program refuses the next token
 
 
 # -- a lowering after the export (lowering/, issue 17) ----------------------------------------

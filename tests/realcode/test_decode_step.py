@@ -1,0 +1,81 @@
+"""The decode step of a tiny Llama exported with its cache (issue 44 item 3): real transformers
+(pinned), real torch, a config with random weights, nothing downloaded.
+
+The export is transformers' own: `TorchExportableModuleWithStaticCache` called with `input_ids` and
+`cache_position` as `transformers.integrations.executorch.convert_and_export_with_cache` calls it, and
+generation then feeds that program one token at the next cache position (the wrapper's `generate`).
+torch's verdict (torch 2.13.0, transformers 5.25.0, by hand): all three prefills below export; with
+`max_cache_len=8` and an 8-token prompt the decode step raises `index_copy_(): index 8 is out of bounds
+for dimension 2 with size 8` in `transformers/cache_utils.py` (called from `modeling_llama.py`); a
+static prefill's program refuses one token (`Guard failed: input_ids.size()[1] == 8`); with room in
+the cache and a Dim for the sequence, the decode step runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import run_cli
+from tests.conftest import WORKER_PYTHON, line_of
+
+pytestmark = pytest.mark.slow
+
+LLAMA = """\
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+
+config = LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+model = LlamaForCausalLM(config).eval()
+model.generation_config.cache_implementation = "static"
+ids = torch.randint(0, 128, (1, 8))
+wrapper = TorchExportableModuleWithStaticCache(model, batch_size=1, max_cache_len={cache})
+"""
+DYNAMIC = """\
+seq = torch.export.Dim("seq", max={longest})
+program = torch.export.export(wrapper, (), {{"input_ids": ids, "cache_position": torch.arange(8)}},
+                              dynamic_shapes={{"input_ids": {{1: seq}}, "cache_position": {{0: seq}}}})
+"""
+STATIC = 'program = torch.export.export(wrapper, (), {"input_ids": ids, "cache_position": torch.arange(8)})\n'
+
+
+def _check(tmp_path: Path, script: str) -> tuple[list[dict[str, object]], str]:
+    (tmp_path / "export_llama.py").write_text(script)
+    out = run_cli("export_llama.py", "--no-cache", "--format", "json", cwd=tmp_path, python=WORKER_PYTHON)
+    (entry,) = json.loads(out.stdout)["files"]
+    return entry["diagnostics"], out.stdout + out.stderr
+
+
+def test_a_cache_with_no_room_for_the_next_token_refuses_the_decode_step(tmp_path: Path) -> None:
+    found, output = _check(tmp_path, LLAMA.format(cache=8) + DYNAMIC.format(longest=8))
+    (finding,) = [d for d in found if d["severity"] == "error"]
+    assert finding["code"] == "decode-step-refused", output
+    assert finding["range"]["start"]["line"] == line_of(  # type: ignore[index]
+        str(tmp_path / "export_llama.py"), "torch.export.export("
+    )
+    message = str(finding["message"])
+    assert "the prefill exports" in message and "decode step" in message, message
+    assert "cache position 8" in message and "out of bounds" in message, message
+    assert "`max_cache_len`" in message, message
+    related = [str(r["path"]) for r in finding["related"]]  # type: ignore[attr-defined]
+    assert any(p.endswith("transformers/cache_utils.py") for p in related), related
+    assert any(p.endswith("models/llama/modeling_llama.py") for p in related), related
+
+
+def test_a_prefill_exported_at_the_prompts_length_refuses_one_token(tmp_path: Path) -> None:
+    found, output = _check(tmp_path, LLAMA.format(cache=32) + STATIC)
+    (finding,) = [d for d in found if d["severity"] == "error"]
+    assert finding["code"] == "decode-step-refused", output
+    message = str(finding["message"])
+    assert "Guard failed: input_ids.size()[1] == 8" in message, message
+    assert "model takes that step when run eagerly" in message and 'Dim("seq"' in message, message
+    assert finding["related"] == [], "no model line decided it: the program's shapes did"
+
+
+def test_the_advised_dim_and_a_cache_with_room_pass_both_steps(tmp_path: Path) -> None:
+    """What both messages advise, followed: the decode step runs, nothing is said."""
+    found, output = _check(tmp_path, LLAMA.format(cache=32) + DYNAMIC.format(longest=31))
+    assert [d for d in found if d["severity"] in ("error", "warning")] == [], output
