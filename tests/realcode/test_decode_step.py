@@ -22,7 +22,7 @@ from tests.conftest import WORKER_PYTHON, line_of
 
 pytestmark = pytest.mark.slow
 
-LLAMA = """\
+LLAMA_MODEL = """\
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
@@ -30,10 +30,21 @@ from transformers.integrations.executorch import TorchExportableModuleWithStatic
 config = LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
 model = LlamaForCausalLM(config).eval()
+"""
+GPT2_MODEL = """\
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+
+config = GPT2Config(vocab_size=128, n_positions=64, n_embd=32, n_layer=2, n_head=2)
+model = GPT2LMHeadModel(config).eval()
+"""
+WRAPPED = """\
 model.generation_config.cache_implementation = "static"
 ids = torch.randint(0, 128, (1, 8))
 wrapper = TorchExportableModuleWithStaticCache(model, batch_size=1, max_cache_len={cache})
 """
+LLAMA = LLAMA_MODEL + WRAPPED
 DYNAMIC = """\
 seq = torch.export.Dim("seq", max={longest})
 program = torch.export.export(wrapper, (), {{"input_ids": ids, "cache_position": torch.arange(8)}},
@@ -49,8 +60,11 @@ def _check(tmp_path: Path, script: str) -> tuple[list[dict[str, object]], str]:
     return entry["diagnostics"], out.stdout + out.stderr
 
 
-def test_a_cache_with_no_room_for_the_next_token_refuses_the_decode_step(tmp_path: Path) -> None:
-    found, output = _check(tmp_path, LLAMA.format(cache=8) + DYNAMIC.format(longest=8))
+@pytest.mark.parametrize(("model", "modeling"), [(LLAMA_MODEL, "llama"), (GPT2_MODEL, "gpt2")])
+def test_a_cache_with_no_room_for_the_next_token_refuses_the_decode_step(
+    tmp_path: Path, model: str, modeling: str
+) -> None:
+    found, output = _check(tmp_path, model + WRAPPED.format(cache=8) + DYNAMIC.format(longest=8))
     (finding,) = [d for d in found if d["severity"] == "error"]
     assert finding["code"] == "decode-step-refused", output
     assert finding["range"]["start"]["line"] == line_of(  # type: ignore[index]
@@ -62,7 +76,7 @@ def test_a_cache_with_no_room_for_the_next_token_refuses_the_decode_step(tmp_pat
     assert "`max_cache_len`" in message, message
     related = [str(r["path"]) for r in finding["related"]]  # type: ignore[attr-defined]
     assert any(p.endswith("transformers/cache_utils.py") for p in related), related
-    assert any(p.endswith("models/llama/modeling_llama.py") for p in related), related
+    assert any(p.endswith(f"models/{modeling}/modeling_{modeling}.py") for p in related), related
 
 
 def test_a_prefill_exported_at_the_prompts_length_refuses_one_token(tmp_path: Path) -> None:
@@ -79,3 +93,37 @@ def test_the_advised_dim_and_a_cache_with_room_pass_both_steps(tmp_path: Path) -
     """What both messages advise, followed: the decode step runs, nothing is said."""
     found, output = _check(tmp_path, LLAMA.format(cache=32) + DYNAMIC.format(longest=31))
     assert [d for d in found if d["severity"] in ("error", "warning")] == [], output
+
+
+def test_a_prefill_that_refuses_says_it_is_the_prefill(tmp_path: Path) -> None:
+    """The model itself, fed a `cache_position`: its `DynamicCache` output refuses the prefill."""
+    script = LLAMA_MODEL + (
+        "ids = torch.randint(0, 128, (1, 8))\n"
+        'program = torch.export.export(model, (), {"input_ids": ids, "cache_position": torch.arange(8)})\n'
+    )
+    found, output = _check(tmp_path, script)
+    (finding,) = [d for d in found if d["severity"] == "error"]
+    assert finding["code"] == "unflattenable-output", output
+    assert "Refused at the prefill (8 tokens with their `cache_position`)" in str(finding["message"])
+
+
+def test_the_decode_step_puts_the_cache_back(tmp_path: Path) -> None:
+    """Both runs of the step write the static cache; the passes after it see the prefill's state."""
+    import torch
+
+    from exportlens.worker.core.attempt import Attempt
+    from exportlens.worker.core.budget import Budget
+    from exportlens.worker.job.decode_step import decode_step
+
+    made: dict[str, object] = {}
+    exec(LLAMA.format(cache=8), made)  # the test's own script
+    wrapper = made["wrapper"]
+    assert isinstance(wrapper, torch.nn.Module)
+    ids = made["ids"]
+    attempt = Attempt(wrapper, (), {"input_ids": ids, "cache_position": torch.arange(8)})
+    program = attempt.export(strict=False)
+    before = {name: b.clone() for name, b in wrapper.named_buffers()}
+    started: list[bool] = []
+    step = decode_step(program, attempt, Budget(120.0), lambda: started.append(True))
+    assert started and step is not None and step["eager"] == "fails" and step["position"] == 8
+    assert all(torch.equal(before[name], b) for name, b in wrapper.named_buffers())

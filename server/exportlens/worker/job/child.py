@@ -249,6 +249,10 @@ def execute(
             failed["tree"] = exported
         parts: list[PartInputs] = []
         if stage == "export":
+            from .decode_step import prefill_tokens
+
+            if tokens := prefill_tokens(attempt):  # the message says which step refused
+                record["prefill_tokens"] = tokens
             timings["export"] = budget.export_seconds  # the failed export alone, before the passes after it
             parts = after_failure(exc, dict(failed), job, attempt, placement, budget, reports, tick)
         else:

@@ -38,7 +38,7 @@ def decode_step(
         return None
     if step is None:
         return None
-    args, kwargs, position, tokens = step
+    args, kwargs, position, tokens, _ = step
     starting()
     saved = _mutable_state(program, attempt.module)
     try:
@@ -61,8 +61,18 @@ def decode_step(
     }
 
 
-def one_token(attempt: Attempt) -> tuple[tuple[Any, ...], dict[str, Any], int, str] | None:
-    """The prefill's inputs cut to their last token at the next cache position; None without a cache."""
+def prefill_tokens(attempt: Attempt | None) -> int | None:
+    """How many tokens the export's own inputs feed, when they are a prefill with a cache."""
+    try:
+        step = one_token(attempt) if attempt is not None else None
+    except Exception:  # noqa: BLE001 - an odd signature is not the user's error
+        return None
+    return None if step is None else step[4]
+
+
+def one_token(attempt: Attempt) -> tuple[tuple[Any, ...], dict[str, Any], int, str, int] | None:
+    """The prefill's inputs cut to their last token at the next cache position, that position, the
+    tokens' argument and the prefill's length; None without a cache."""
     if attempt.meta or not isinstance(attempt.module, torch.nn.Module):
         return None
     names = [
@@ -95,7 +105,7 @@ def one_token(attempt: Attempt) -> tuple[tuple[Any, ...], dict[str, Any], int, s
         return None
     container, key = found
     container[key] = torch.tensor([following], dtype=position.dtype, device=position.device)
-    return tuple(args), kwargs, following, changed
+    return tuple(args), kwargs, following, changed, length
 
 
 def _integer_vector(value: Any) -> bool:

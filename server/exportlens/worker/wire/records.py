@@ -90,6 +90,7 @@ class FailureRecord(_FailureRequired, total=False):
     more_error: str
     more_skipped: Literal["meta", "device"]  # meta weights, fake accelerator tensors: no values
     placement: Placement  # where the job's tensors were (devices.py)
+    prefill_tokens: int  # inputs with a `cache_position`: the prefill refused, with this many tokens
     memory_limit_mb: int  # the address-space cap it ran under, when one was set (diagnosis/memory.py)
     # The `return` that built an output torch cannot flatten, seen in the eager pass (output_site.py).
     output_site: Frame
