@@ -54,10 +54,12 @@ STATIC = 'program = torch.export.export(wrapper, (), {"input_ids": ids, "cache_p
 
 
 def _check(tmp_path: Path, script: str) -> tuple[list[dict[str, object]], str]:
+    """The diagnostics, and the output with every module's status (`modules` of the JSON)."""
     (tmp_path / "export_llama.py").write_text(script)
     out = run_cli("export_llama.py", "--no-cache", "--format", "json", cwd=tmp_path, python=WORKER_PYTHON)
     (entry,) = json.loads(out.stdout)["files"]
-    return entry["diagnostics"], out.stdout + out.stderr
+    statuses = " ".join(f"{m['class']}={m['status']}" for m in entry["modules"] if "class" in m)
+    return entry["diagnostics"], f"{statuses}\n{out.stdout}{out.stderr}"
 
 
 @pytest.mark.parametrize(("model", "modeling"), [(LLAMA_MODEL, "llama"), (GPT2_MODEL, "gpt2")])
@@ -93,6 +95,7 @@ def test_the_advised_dim_and_a_cache_with_room_pass_both_steps(tmp_path: Path) -
     """What both messages advise, followed: the decode step runs, nothing is said."""
     found, output = _check(tmp_path, LLAMA.format(cache=32) + DYNAMIC.format(longest=31))
     assert [d for d in found if d["severity"] in ("error", "warning")] == [], output
+    assert output.startswith("TorchExportableModuleWithStaticCache=exported\n"), output
 
 
 def test_a_prefill_that_refuses_says_it_is_the_prefill(tmp_path: Path) -> None:
@@ -127,3 +130,29 @@ def test_the_decode_step_puts_the_cache_back(tmp_path: Path) -> None:
     step = decode_step(program, attempt, Budget(120.0), lambda: started.append(True))
     assert started and step is not None and step["eager"] == "fails" and step["position"] == 8
     assert all(torch.equal(before[name], b) for name, b in wrapper.named_buffers())
+
+
+def test_the_wrappers_own_export_is_checked_prefill_and_decode(tmp_path: Path) -> None:
+    """`TorchExportableModuleForDecoderOnlyLM(...).export(input_ids=...)` as transformers documents it:
+    the job exports what the method exports; a static 8-token prefill refuses the decode step."""
+    wrapped = LLAMA_MODEL + (
+        "from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM\n\n"
+        'model.generation_config.cache_implementation = "static"\n'
+        "ids = torch.randint(0, 128, (1, 8))\n"
+        "wrapper = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=32)\n"
+    )
+    found, output = _check(tmp_path, wrapped + "program = wrapper.export(input_ids=ids)\n")
+    (finding,) = [d for d in found if d["severity"] == "error"]
+    assert finding["code"] == "decode-step-refused", output
+    assert finding["range"]["start"]["line"] == line_of(  # type: ignore[index]
+        str(tmp_path / "export_llama.py"), "wrapper.export("
+    )
+    assert "Guard failed: input_ids.size()[1] == 8" in str(finding["message"]), finding["message"]
+    dim = (
+        'seq = torch.export.Dim("seq", max=31)\n'
+        "program = wrapper.export(input_ids=ids, cache_position=torch.arange(8),\n"
+        '                         dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}})\n'
+    )
+    found, output = _check(tmp_path, wrapped + dim)
+    assert [d for d in found if d["severity"] in ("error", "warning")] == [], output
+    assert output.startswith("TorchExportableModuleWithStaticCache=exported\n"), output  # checked, not missed

@@ -78,6 +78,12 @@ def _from_export_call(
     def value(node: ast.expr) -> Any:
         return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307
 
+    if not call.args and isinstance(call.func, ast.Attribute) and call.func.attr == "export":
+        from .wrapper_export import wrapper_attempt  # a library wrapper's own `.export(...)`
+
+        return wrapper_attempt(
+            value(call.func.value), {k.arg: value(k.value) for k in call.keywords if k.arg}
+        )
     module = value(call.args[0])
     args = value(call.args[1]) if len(call.args) > 1 else ()
     kwargs = value(call.args[2]) if len(call.args) > 2 else None
