@@ -9,6 +9,8 @@ from collections.abc import Iterator
 EXPORT_FUNCTIONS = {"export", "draft_export"}
 # A library wrapper whose `.export(input_ids=...)` method calls `torch.export.export` itself.
 LIBRARY_EXPORTERS = {"transformers.integrations.executorch.TorchExportableModuleForDecoderOnlyLM"}
+# A library function that wraps the model and calls `torch.export.export` (worker/job/wrapper_export.py).
+LIBRARY_EXPORT_FUNCTIONS = {"transformers.integrations.executorch.convert_and_export_with_cache"}
 TOKEN_KEYWORDS = ("input_ids", "inputs_embeds")
 
 
@@ -39,7 +41,7 @@ def torch_imports(tree: ast.Module) -> dict[str, str]:
     return {
         local: full
         for local, full in _import_bindings(tree)
-        if full.partition(".")[0] == "torch" or full in LIBRARY_EXPORTERS
+        if full.partition(".")[0] == "torch" or full in LIBRARY_EXPORTERS | LIBRARY_EXPORT_FUNCTIONS
     }
 
 
@@ -65,9 +67,9 @@ def is_export_call(node: ast.AST, imports: dict[str, str]) -> bool:
     if not full:
         return False
     module, _, function = full.rpartition(".")
-    return (function in EXPORT_FUNCTIONS and module in {"torch.export", "torch.export.export"}) or (
-        is_library_export_call(node, imports)
-    )
+    if function in EXPORT_FUNCTIONS and module in {"torch.export", "torch.export.export"}:
+        return True
+    return full in LIBRARY_EXPORT_FUNCTIONS or is_library_export_call(node, imports)
 
 
 def is_library_export_call(node: ast.Call, imports: dict[str, str]) -> bool:

@@ -156,3 +156,24 @@ def test_the_wrappers_own_export_is_checked_prefill_and_decode(tmp_path: Path) -
     found, output = _check(tmp_path, wrapped + dim)
     assert [d for d in found if d["severity"] in ("error", "warning")] == [], output
     assert output.startswith("TorchExportableModuleWithStaticCache=exported\n"), output  # checked, not missed
+
+
+def test_convert_and_export_with_cache_is_checked_as_the_library_exports(tmp_path: Path) -> None:
+    """transformers' `convert_and_export_with_cache(model, ids, positions)`: the child exports the
+    wrapper the function builds; here both the program's shapes and the cache's size refuse."""
+    script = LLAMA_MODEL + (
+        "from transformers.integrations.executorch import convert_and_export_with_cache\n\n"
+        'model.generation_config.cache_implementation = "static"\n'
+        'model.generation_config.cache_config = {"batch_size": 1, "max_cache_len": 8}\n'
+        "ids = torch.randint(0, 128, (1, 8))\n"
+        "program = convert_and_export_with_cache(model, ids, torch.arange(8))\n"
+    )
+    found, output = _check(tmp_path, script)
+    (finding,) = [d for d in found if d["severity"] == "error"]
+    assert finding["code"] == "decode-step-refused", output
+    assert output.startswith("TorchExportableModuleWithStaticCache=exported\n"), output
+    message = str(finding["message"])
+    assert "Guard failed: input_ids.size()[1] == 8" in message and "index 8 is out of bounds" in message
+    assert "`max_cache_len`" in message and 'Dim("seq"' in message, message
+    related = [str(r["path"]) for r in finding["related"]]  # type: ignore[attr-defined]
+    assert any(p.endswith("models/llama/modeling_llama.py") for p in related), related

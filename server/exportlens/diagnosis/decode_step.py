@@ -44,29 +44,34 @@ def decode_findings(summary: ExportSummary, ctx: DiagnosisContext) -> list[Findi
 
 def _message(step: DecodeStep, ctx: DiagnosisContext) -> str:
     said = step["message"].strip().splitlines()[0] if step["message"].strip() else ""
-    head = (
+    parts = [
         f"{ctx.label}: the prefill exports, but its program refuses the decode step (one token of "
         f"`{step['tokens']}` at cache position {step['position']}, as generation feeds it): "
         f"`{step['exc_type']}: {said[:300]}`."
-    )
+    ]
+    eager = step.get("eager_message") or ""
     if step["eager"] == "fails":
-        library = ""
-        if (frame := _innermost(step["frames"], ctx)) is not None:
-            library = f" in `{short_path(str(frame['path']))}` line {frame['line']}"
-        cache = (
-            " A static cache holds `max_cache_len` positions: give it room for the prompt and every"
-            " token generated after it (`max_cache_len` above the prompt's length)."
-            if "out of bounds" in step["message"] or "out of range" in step["message"]
-            else ""
+        first = eager.splitlines()[0][:300] if eager else ""
+        also = f" (`{first}`)" if first and first != f"{step['exc_type']}: {said}" else ""
+        frame = _innermost(step["frames"], ctx)
+        where = f" in `{short_path(str(frame['path']))}` line {frame['line']}" if frame else ""
+        parts.append(f"The model itself fails that step{also}{where}.")
+        if any(w in text for text in (step["message"], eager) for w in ("out of bounds", "out of range")):
+            parts.append(
+                "A static cache holds `max_cache_len` positions: give it room for the prompt and every"
+                " token generated after it (`max_cache_len` above the prompt's length)."
+            )
+    elif step["eager"] == "runs":
+        parts.append(
+            "The model takes that step when run eagerly; the exported program's input shapes do not."
         )
-        return f"{head} The model itself fails that step{library}.{cache}"
-    shapes = (
-        f" The model takes that step when run eagerly; the exported program's input shapes do not."
-        f" Fix: one Dim for the sequence on `{step['tokens']}` dim 1 and `cache_position` dim 0"
-        f' (`torch.export.Dim("seq", max=max_cache_len - 1)`), so one program serves prefill and'
-        f" decode, or export the decode step with one token as a program of its own."
-    )
-    return head + (shapes if step["eager"] == "runs" else "")
+    if step["eager"] == "runs" or said.startswith("Guard failed"):
+        parts.append(
+            f"Fix: one Dim for the sequence on `{step['tokens']}` dim 1 and `cache_position` dim 0"
+            f' (`torch.export.Dim("seq", max=max_cache_len - 1)`), so one program serves prefill and'
+            f" decode, or export the decode step with one token as a program of its own."
+        )
+    return " ".join(parts)
 
 
 def _innermost(frames: list[Frame], ctx: DiagnosisContext) -> Frame | None:

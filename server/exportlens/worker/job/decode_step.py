@@ -51,7 +51,7 @@ def decode_step(
             for tensor, value in saved:
                 tensor.copy_(value)
     failed = eager is not None and not isinstance(eager, OutOfBudget)
-    return {
+    record: DecodeStep = {
         "position": position,
         "tokens": tokens,
         "exc_type": type(refused).__name__,
@@ -59,6 +59,9 @@ def decode_step(
         "eager": "runs" if eager is None else "not run" if isinstance(eager, OutOfBudget) else "fails",
         "frames": frame_records(traceback.extract_tb(eager.__traceback__)) if failed and eager else [],
     }
+    if failed and eager is not None:
+        record["eager_message"] = f"{type(eager).__name__}: {exception_text(eager)}"[:2000]
+    return record
 
 
 def prefill_tokens(attempt: Attempt | None) -> int | None:

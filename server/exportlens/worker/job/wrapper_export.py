@@ -1,9 +1,12 @@
-"""A library wrapper's own `.export(...)` (transformers' `TorchExportableModuleForDecoderOnlyLM`).
+"""A library wrapper's own `.export(...)` (transformers' `TorchExportableModuleForDecoderOnlyLM`), and
+the library's `convert_and_export_with_cache(model, example_input_ids, example_cache_position)`.
 
 The method calls `torch.export.export(self.model, args=(), kwargs={input_ids | inputs_embeds,
 cache_position}, dynamic_shapes=..., strict=strict if given else True)`, with `cache_position`
 defaulting to `arange` of the sequence (transformers 5.25.0's integrations/executorch.py); the
 job exports that same call, so the prefill and its decode step are checked as the wrapper makes them.
+The function wraps the model in `TorchExportableModuleWithStaticCache(model)` and exports it with
+`input_ids` (default `[[1]]`) and `cache_position` (default `[0]`), strict unless told otherwise.
 """
 
 from __future__ import annotations
@@ -37,3 +40,29 @@ def wrapper_attempt(wrapper: Any, keywords: dict[str, Any]) -> Attempt:
     return Attempt(
         inner, (), kwargs, keywords.get("dynamic_shapes"), True if strict is None else bool(strict)
     )
+
+
+def is_library_function(function: Any) -> bool:
+    return (
+        getattr(function, "__name__", "") == "convert_and_export_with_cache"
+        and getattr(function, "__module__", "") == "transformers.integrations.executorch"
+    )
+
+
+def function_attempt(function: Any, args: list[Any], keywords: dict[str, Any]) -> Attempt:
+    """The export `convert_and_export_with_cache(...)` makes from its arguments (evaluated)."""
+    names = ("model", "example_input_ids", "example_cache_position", "dynamic_shapes", "strict")
+    given = {**dict(zip(names, args, strict=False)), **keywords}
+    model = given["model"]
+    wrapper = function.__globals__["TorchExportableModuleWithStaticCache"](model)
+    ids = given.get("example_input_ids")
+    position = given.get("example_cache_position")
+    device = getattr(model, "device", None)
+    kwargs = {
+        "input_ids": ids if ids is not None else torch.tensor([[1]], dtype=torch.long, device=device),
+        "cache_position": position
+        if position is not None
+        else torch.tensor([0], dtype=torch.long, device=device),
+    }
+    strict = given.get("strict")
+    return Attempt(wrapper, (), kwargs, given.get("dynamic_shapes"), True if strict is None else bool(strict))

@@ -156,7 +156,7 @@ class Narrowing(TypedDict):
     frames: list[Frame]  # the stack that made the condition, outermost first; [] when not found
 
 
-class DecodeStep(TypedDict):
+class _DecodeStepRequired(TypedDict):
     """The prefill's program refused one decode step: one token at the next cache position."""
 
     position: int  # the cache position of the one token (the prompt's length)
@@ -166,6 +166,10 @@ class DecodeStep(TypedDict):
     # The module itself at that step (eager): "fails" is the model's, "runs" the program's shapes.
     eager: Literal["runs", "fails", "not run"]
     frames: list[Frame]  # the eager failure's traceback, outermost first; [] unless it fails
+
+
+class DecodeStep(_DecodeStepRequired, total=False):
+    eager_message: str  # what the eager step raised (`IndexError: ...`), when it fails
 
 
 class _WeightsRequired(TypedDict):
