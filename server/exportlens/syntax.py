@@ -7,6 +7,11 @@ import functools
 from collections.abc import Iterator
 
 EXPORT_FUNCTIONS = {"export", "draft_export"}
+# A library wrapper whose `.export(input_ids=...)` method calls `torch.export.export` itself.
+LIBRARY_EXPORTERS = {"transformers.integrations.executorch.TorchExportableModuleForDecoderOnlyLM"}
+# A library function that wraps the model and calls `torch.export.export` (worker/job/wrapper_export.py).
+LIBRARY_EXPORT_FUNCTIONS = {"transformers.integrations.executorch.convert_and_export_with_cache"}
+TOKEN_KEYWORDS = ("input_ids", "inputs_embeds")
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -33,7 +38,11 @@ def _import_bindings(tree: ast.Module) -> Iterator[tuple[str, str]]:
 
 def torch_imports(tree: ast.Module) -> dict[str, str]:
     """Local names bound by `from torch... import X [as Y]` / `import torch... as Y`."""
-    return {local: full for local, full in _import_bindings(tree) if full.partition(".")[0] == "torch"}
+    return {
+        local: full
+        for local, full in _import_bindings(tree)
+        if full.partition(".")[0] == "torch" or full in LIBRARY_EXPORTERS | LIBRARY_EXPORT_FUNCTIONS
+    }
 
 
 @functools.lru_cache(maxsize=4)  # the same (cached, read-only) tree for every module of a file
@@ -58,7 +67,20 @@ def is_export_call(node: ast.AST, imports: dict[str, str]) -> bool:
     if not full:
         return False
     module, _, function = full.rpartition(".")
-    return function in EXPORT_FUNCTIONS and module in {"torch.export", "torch.export.export"}
+    if function in EXPORT_FUNCTIONS and module in {"torch.export", "torch.export.export"}:
+        return True
+    return full in LIBRARY_EXPORT_FUNCTIONS or is_library_export_call(node, imports)
+
+
+def is_library_export_call(node: ast.Call, imports: dict[str, str]) -> bool:
+    """`wrapper.export(input_ids=...)` in a file that imports a LIBRARY_EXPORTERS class."""
+    return (
+        isinstance(node.func, ast.Attribute)
+        and node.func.attr == "export"
+        and isinstance(node.func.value, ast.Name)
+        and any(k.arg in TOKEN_KEYWORDS for k in node.keywords)
+        and any(full in LIBRARY_EXPORTERS for full in imports.values())
+    )
 
 
 def contains_export_call(node: ast.AST, imports: dict[str, str]) -> bool:

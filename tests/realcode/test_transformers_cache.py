@@ -47,7 +47,10 @@ from transformers.integrations.executorch import TorchExportableModuleForDecoder
 
 model.generation_config.cache_implementation = "static"
 wrapper = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=32)
-program = wrapper.export(input_ids=ids, cache_position=torch.arange(8))
+seq = torch.export.Dim("seq", max=31)
+program = wrapper.export(input_ids=ids, cache_position=torch.arange(8),
+                         dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}})
+program.module()(input_ids=ids[:, -1:], cache_position=torch.tensor([8]))  # the decode step runs
 print("exported", type(program).__name__)
 """
 )
@@ -79,6 +82,7 @@ def test_the_cache_finding_names_what_the_installed_transformers_offers(tmp_path
     message = finding["message"]
     wrapper = message.index("`transformers.integrations.executorch.TorchExportableModuleForDecoderOnlyLM(")
     assert 'cache_implementation = "static"' in message and "max_cache_len=" in message, message
+    assert "dynamic_shapes=" in message and "decode step" in message, message
     assert "export_with_dynamic_cache" in message, message
     assert message.index("`use_cache=False`") > wrapper, "use_cache=False only as the last choice"
     assert "register_dataclass" not in message, "the library's class is not the user's to register"

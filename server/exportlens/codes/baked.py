@@ -50,6 +50,16 @@ CODES: dict[str, Code] = {
             severity="warning",
             tracer="both",
         ),
+        # The prefill exported with a cache; its program refuses the next token (diagnosis/decode_step.py).
+        _c(
+            "decode-step-refused",
+            "a language model exported with a cache (`cache_position` among its inputs) exports, but its"
+            " program refuses the decode step: one token at the next cache position, as generation feeds it",
+            "a Dim for the sequence on the tokens and `cache_position` (one program for prefill and decode),"
+            " or a static cache with room for the tokens generated after the prompt",
+            severity="error",
+            tracer="both",
+        ),
         # Exported here; refused on the path a machine with a GPU takes (diagnosis/gpu_path.py).
         _c(
             "gpu-path-refused",

@@ -153,7 +153,10 @@ def cache_advice(found: ExportRecipes | None, version: str | None, cache: str = 
         needs = ", ".join(f"`model.generation_config.{a} = {v}`" for a, v in found.requires)
         ways.append(
             f"keep the cache: {installed} exports a decoder-only LM with a static cache through {call} "
-            f"and its `.export(...)`" + (f" (its constructor asserts {needs})" if needs else "")
+            f"and its `.export(input_ids=…, cache_position=…, dynamic_shapes=…)`"
+            + (f" (its constructor asserts {needs})" if needs else "")
+            + "; one Dim for the sequence on `input_ids` dim 1 and `cache_position` dim 0 (max below"
+            " `max_cache_len`) lets that program take the one-token decode step as well as the prompt"
         )
     if found is not None and found.dynamic:
         named = " / ".join(f"`transformers.integrations.executorch.{n}`" for n in found.dynamic)

@@ -183,6 +183,8 @@ def _message(code: str, kind: Kind, record: FailureRecord, ctx: DiagnosisContext
         # The cause first (the Problems panel cuts long messages), then who refused what.
         cause = f"{entry.why[:1].upper()}{entry.why[1:]}{detail}."
         head = f"{cause} {tracer[:1].upper()}{tracer[1:]} refused {ctx.label}."
+    if tokens := record.get("prefill_tokens"):  # decode_step.py: the decode step waits for it
+        head += f" Refused at the prefill ({tokens} tokens with their `cache_position`)."
     if record.get("found_by") == "dynamo-graph-breaks":
         head += " (Found on a second pass that traced past the failures before it.)"
     elif record.get("found_by"):

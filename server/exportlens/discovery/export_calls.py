@@ -72,6 +72,8 @@ def _describe(
     call: ast.Call, prelude: list[Step], source: str, tree: ast.Module, scopes: list[list[ast.stmt]]
 ) -> ExportCall:
     first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "mod"), None)
+    if first is None and isinstance(call.func, ast.Attribute):  # a library wrapper's `.export(...)`
+        first = call.func.value
     text = ast.get_source_segment(source, first) or "" if first is not None else ""
     # What ran before the call, the top-level statements the load runs included (`model =
     # Net().to(device)` above the call): where its first argument's class is read from.

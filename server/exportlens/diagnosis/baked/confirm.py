@@ -16,6 +16,7 @@ from ...findings import Finding
 from ...textpos import SourceText
 from ...worker.wire.records import ExportSummary
 from ..context import DiagnosisContext
+from ..decode_step import decode_findings
 from ..gpu_path import gpu_path_findings
 from ..narrowed import narrowed_findings
 from .classes import built_from
@@ -48,6 +49,7 @@ def baked_findings(summary: ExportSummary, ctx: DiagnosisContext) -> list[Findin
     if ctx.inputs == "export-call":  # a module ExportLens built itself is in train mode by default
         findings += training_findings(facts.get("training_ops", []), tree, ctx, text)
     findings += mutation_findings(facts.get("input_mutations", []), tree, ctx, text)
+    findings += decode_findings(summary, ctx)
     return findings + narrowed_findings(summary, ctx) + gpu_path_findings(summary, ctx)
 
 

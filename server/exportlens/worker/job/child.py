@@ -21,7 +21,7 @@ from typing import Any, NoReturn, cast
 from ..core.budget import Budget
 from ..core.isolation import isolate_child
 from ..wire import protocol
-from ..wire.records import ModuleTree, PartInputs, Stage
+from ..wire.records import DecodeStep, ModuleTree, PartInputs, Stage
 from ..wire.records import Placement as PlacementRecord
 from . import fake_cache
 from .after_failure import after_failure, yield_cpu
@@ -191,6 +191,8 @@ def execute(
             reports.doing("narrowing")
             locate_narrowing(narrowed, attempt, strict, budget)  # one more export, only when found
             summary["narrowed"] = narrowed
+        if not placement.fake and (step := _decode_step(program, attempt, budget, reports)):
+            summary["decode_step"] = step
         summary["weights"] = {"meta": attempt.meta, "bytes": attempt.weight_bytes, "code_meta": code_meta}
         summary["placement"] = placement.describe()
         tick("summary")
@@ -247,6 +249,10 @@ def execute(
             failed["tree"] = exported
         parts: list[PartInputs] = []
         if stage == "export":
+            from .decode_step import prefill_tokens
+
+            if tokens := prefill_tokens(attempt):  # the message says which step refused
+                record["prefill_tokens"] = tokens
             timings["export"] = budget.export_seconds  # the failed export alone, before the passes after it
             parts = after_failure(exc, dict(failed), job, attempt, placement, budget, reports, tick)
         else:
@@ -273,6 +279,13 @@ def _compile_answer(
     if exported is not None:
         answer["tree"] = exported
     return answer
+
+
+def _decode_step(program: Any, attempt: Any, budget: Budget, reports: Reports) -> DecodeStep | None:
+    """A prefill with a cache: its program called for one more token (decode_step.py)."""
+    from .decode_step import decode_step
+
+    return decode_step(program, attempt, budget, lambda: reports.doing("decode_step"))
 
 
 def _tree(job: protocol.JobMessage, module: Any) -> ModuleTree | None:

@@ -27,6 +27,7 @@ from ..core.attempt import Attempt
 from ..wire.protocol import CompileCallInputs, ExportCallInputs, InputsSpec
 from .prelude import find_node as _find
 from .prelude import run_prelude
+from .wrapper_export import function_attempt, is_library_function, wrapper_attempt
 
 
 def build(spec: InputsSpec, user_module: ModuleType, path: str, tree: ast.Module) -> Attempt:
@@ -78,6 +79,14 @@ def _from_export_call(
     def value(node: ast.expr) -> Any:
         return eval(compile(ast.Expression(body=node), path, "eval"), namespace)  # noqa: S307
 
+    receiver = value(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    if not call.args and receiver is not None and not isinstance(receiver, ModuleType):
+        return wrapper_attempt(  # a library wrapper's own `.export(...)`, not `torch.export.export(mod=...)`
+            receiver, {k.arg: value(k.value) for k in call.keywords if k.arg}
+        )
+    if is_library_function(value(call.func)):  # the library wraps the model and exports it itself
+        given = {k.arg: value(k.value) for k in call.keywords if k.arg}
+        return function_attempt(value(call.func), [value(a) for a in call.args], given)
     module = value(call.args[0])
     args = value(call.args[1]) if len(call.args) > 1 else ()
     kwargs = value(call.args[2]) if len(call.args) > 2 else None

@@ -41,13 +41,24 @@ EventName = Literal["ready", "fatal", "partial", "result"]
 Status = Literal["exported", "failed", "skipped", "crashed", "timeout", "cancelled"]
 # What a job's child is doing, in order; a job stopped at its time limit says which pass ran out.
 Pass = Literal[
-    "load", "inputs", "export", "narrowing", "locate", "eager", "parts", "search", "lower", "gpu_path"
+    "load",
+    "inputs",
+    "export",
+    "narrowing",
+    "decode_step",
+    "locate",
+    "eager",
+    "parts",
+    "search",
+    "lower",
+    "gpu_path",
 ]
 PASSES: dict[Pass, str] = {  # each pass as a timeout's message names it
     "load": "importing the file and building the module",
     "inputs": "building the example inputs",
     "export": "the export itself",
     "narrowing": "finding the line of a shape check that narrows the Dims",
+    "decode_step": "calling the program for one decode step (one token at the next cache position)",
     "locate": "finding the line that added the guard",
     "eager": "running the module eagerly",
     "parts": "recording what its parts receive",

@@ -90,6 +90,7 @@ class FailureRecord(_FailureRequired, total=False):
     more_error: str
     more_skipped: Literal["meta", "device"]  # meta weights, fake accelerator tensors: no values
     placement: Placement  # where the job's tensors were (devices.py)
+    prefill_tokens: int  # inputs with a `cache_position`: the prefill refused, with this many tokens
     memory_limit_mb: int  # the address-space cap it ran under, when one was set (diagnosis/memory.py)
     # The `return` that built an output torch cannot flatten, seen in the eager pass (output_site.py).
     output_site: Frame
@@ -153,6 +154,22 @@ class Narrowing(TypedDict):
     min: int | None  # the dim's range in the program
     max: int | None
     frames: list[Frame]  # the stack that made the condition, outermost first; [] when not found
+
+
+class _DecodeStepRequired(TypedDict):
+    """The prefill's program refused one decode step: one token at the next cache position."""
+
+    position: int  # the cache position of the one token (the prompt's length)
+    tokens: str  # the argument that carries the tokens: `input_ids` / `inputs_embeds`
+    exc_type: str
+    message: str
+    # The module itself at that step (eager): "fails" is the model's, "runs" the program's shapes.
+    eager: Literal["runs", "fails", "not run"]
+    frames: list[Frame]  # the eager failure's traceback, outermost first; [] unless it fails
+
+
+class DecodeStep(_DecodeStepRequired, total=False):
+    eager_message: str  # what the eager step raised (`IndexError: ...`), when it fails
 
 
 class _WeightsRequired(TypedDict):
@@ -269,6 +286,7 @@ class ExportSummary(_SummaryRequired, total=False):
     view: GraphView
     gpu_path: GpuPath  # the script asked whether a GPU is there, and this machine said no
     narrowed: list[Narrowing]  # runtime shape checks that reject sizes the Dims declare
+    decode_step: DecodeStep  # an export with a cache whose program refuses the next token
 
 
 # -- a lowering after the export (lowering/, issue 17) ----------------------------------------
