@@ -76,5 +76,3 @@ async def test_a_slow_export_gets_the_time_to_locate_its_failure(engine: Engine,
         engine.options.timeout = saved
     (finding,) = [d for d in result.diagnostics if d.code == "dim-specialized"]
     assert finding.range.start.line == line_of(path, "if x.shape[0] == 4"), finding.message
-    # Its fix's proof (two 4 s runs) ran out: said as not checked, never as a fix that does not export.
-    assert "(not checked: its check ran out of the time limit" in finding.message, finding.message
