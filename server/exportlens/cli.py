@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .check.jobs import MODES, CheckOptions
@@ -32,6 +32,9 @@ from .persist.store import ResultStore, default_folder
 from .platforms import exports_unsupported, static_results
 from .report import render
 from .report.coverage import coverage
+
+if TYPE_CHECKING:  # the check's stack is imported once a file needs an export
+    from .check.run import EarlyReport
 from .report.once import said_once
 from .spelling import code_argument
 
@@ -290,7 +293,8 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         if cache is None or not cache.env.torch:
             await engine.worker()
         checks = [
-            _check(engine, cache, p, settings[str(f)]) for f, p in zip(args.files, planned, strict=True)
+            _check(engine, cache, p, settings[str(f)], _progress(args.format, p, settings[str(f)]))
+            for f, p in zip(args.files, planned, strict=True)
         ]
         results = said_once(list(await asyncio.gather(*checks)))
         if args.fix or args.diff:  # each file's proven fixes, applied in turn (fixes/apply_cli.py)
@@ -313,17 +317,32 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
     return results, versions
 
 
+def _progress(
+    output_format: str, planned: PlannedFile | FileResult, settings: Settings
+) -> EarlyReport | None:
+    """The text format's first refusals on stderr as they come (report/progress.py)."""
+    if output_format != "text" or isinstance(planned, FileResult):
+        return None
+    from .report.progress import progress_printer
+
+    return progress_printer(lambda found: as_configured(planned.doc, settings, found)[0], Path.cwd())
+
+
 async def _check(
-    engine: Engine, cache: FileCache | None, planned: PlannedFile | FileResult, settings: Settings
+    engine: Engine,
+    cache: FileCache | None,
+    planned: PlannedFile | FileResult,
+    settings: Settings,
+    early: EarlyReport | None = None,
 ) -> FileResult:
     if isinstance(planned, FileResult):
         return planned  # a file that cannot be read: its finding says why
     if cache is not None:
-        result = await cache.check(engine, planned, settings.results_key())
+        result = await cache.check(engine, planned, settings.results_key(), early)
     else:
         from .fixes.said import checked  # the diagnosis stack
 
-        result = await checked(engine, planned)
+        result = await checked(engine, planned, early)
     # What the user configured (suppression comments, ignore, severity): after the store, which
     # keeps what the check found.
     (result.diagnostics,) = as_configured(planned.doc, settings, result.diagnostics)

@@ -44,3 +44,19 @@ def test_timeout_names_the_line_it_was_running(tmp_path: Path) -> None:
     assert lines[line].strip() in ("while True:", "pass"), (line, related)
     assert Path(related["path"]).name == "spinner.py"
     assert "in `spin`" in related["message"] and "stopped after" in related["message"], related
+
+
+def test_a_fix_whose_proof_runs_out_of_time_is_not_checked_not_refused(tmp_path: Path) -> None:
+    """The slow model of tests/worker/test_time_budgets.py: its refusal is on the specializing line (the
+    limit grew to fit the locating pass), and its fix's proof (the export and an eager run, 4 s each)
+    does not fit a 6 s limit: said as not checked, never as a fix that does not export."""
+    from tests.worker.test_time_budgets import SLOW_GATE
+
+    source = textwrap.dedent(SLOW_GATE).lstrip("\n")
+    (tmp_path / "slow_gate.py").write_text(source, encoding="utf-8")
+    done = run_cli("slow_gate.py", "--timeout", "6", "--no-cache", "--mode", "non-strict", cwd=tmp_path)
+    (line,) = [line for line in done.stdout.splitlines() if "error[dim-specialized]" in line]
+    at = source.splitlines().index("        if x.shape[0] == 4:") + 1
+    assert line.startswith(f"slow_gate.py:{at}:"), done.stdout
+    assert "(not checked: its check ran out of the time limit" in line, line
+    assert "does not export: the check timeout" not in line

@@ -37,3 +37,42 @@ async def test_a_search_that_runs_out_of_time_keeps_the_first_failure(engine: En
     assert finding.range.start.line == line_of(path, "if x.sum() > 0")
     assert "the search for more failures ran out of the time limit" in finding.message
     assert "`timeoutSeconds`" in finding.message and "`allFailures: false`" in finding.message
+
+
+SLOW_GATE = """
+    import time
+
+    import torch
+    from torch.export import Dim
+
+
+    class SlowGate(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            started = time.process_time()
+            while time.process_time() - started < 4.0:  # a slow model: 4 s of CPU per trace
+                pass
+            if x.shape[0] == 4:
+                return self.fc(x) * 2
+            return self.fc(x)
+
+
+    torch.export.export(SlowGate(), (torch.randn(4, 8),), dynamic_shapes=({0: Dim("batch")},))
+"""
+
+
+async def test_a_slow_export_gets_the_time_to_locate_its_failure(engine: Engine, write) -> None:
+    """A 4 s export under a 6 s limit: finding the specializing line costs one more export, which the
+    limit alone would not leave (it was on the export call); the limit grown to fit gives it."""
+    path = write("slow_gate.py", SLOW_GATE)
+    saved = engine.options.timeout
+    engine.options.timeout = 6.0
+    try:
+        result = await check(engine, path, mode="non-strict")
+    finally:
+        engine.options.timeout = saved
+    (finding,) = [d for d in result.diagnostics if d.code == "dim-specialized"]
+    assert finding.range.start.line == line_of(path, "if x.shape[0] == 4"), finding.message

@@ -67,9 +67,10 @@ async def _own(
     return result.modules, result.diagnostics
 
 
-async def check_planned(engine: Engine, planned: PlannedFile) -> FileResult:
-    """Every module of the file, as a file's result: modules by line, findings by position."""
-    result = await check_placed(engine, planned.doc, planned.options, planned.placement)
+async def check_planned(engine: Engine, planned: PlannedFile, early: EarlyReport | None = None) -> FileResult:
+    """Every module of the file, as a file's result: modules by line, findings by position; `early`
+    hears each module's first failure as soon as it is known."""
+    result = await check_placed(engine, planned.doc, planned.options, planned.placement, early=early)
     result.modules.sort(key=lambda m: m.line)
     result.diagnostics = by_position(result.diagnostics)
     return result

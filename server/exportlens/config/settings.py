@@ -178,7 +178,11 @@ class Settings:
             exclusive=True,
             cli="--timeout",
             toml="timeout",
-            client=Client("Time limit of one module's export, in seconds."),
+            client=Client(
+                "Time limit of one module's export, in seconds. Once the export has answered, the passes "
+                "after it may take up to twice what it took, the check at most twice this limit in all "
+                "(docs/codes.md#export-timeout)."
+            ),
         ),
     )
     memory_limit_mb: int | None = _setting(

@@ -14,7 +14,7 @@ from typing import Any
 from .. import early_worker
 from ..early_worker import PARALLEL, worker_argv, worker_flags
 from ..worker.wire import protocol
-from ..worker.wire.shared import WALL_CAP
+from ..worker.wire.shared import SCALE_CAP, WALL_CAP
 from .daemon_client import DaemonWorker
 from .daemon_paths import DaemonUnavailable
 from .jobs import Job, JobOutcome
@@ -177,7 +177,7 @@ class Engine:
         relay = None if on_partial is None else _relay(on_partial)
         future = worker.submit(job.to_wire(job_id), relay)
         try:
-            answer = await self._answer(worker, future, job.timeout * WALL_CAP + WEDGED_GRACE)
+            answer = await self._answer(worker, future, job.timeout * SCALE_CAP * WALL_CAP + WEDGED_GRACE)
         except asyncio.TimeoutError:
             built = worker.built(job_id)
             await worker.kill()  # wedged: the next job starts a fresh one

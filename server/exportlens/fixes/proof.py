@@ -161,6 +161,9 @@ def verdict(outcome: JobOutcome, fix: Fix) -> Proof:
     if not isinstance(raw, dict):
         reason = outcome.reason or (outcome.failure["message"] if outcome.failure else "") or outcome.status
         compiled = (fix.verify or {}).get("compile") is not None
+        if outcome.status == "timeout":  # says nothing of whether the fixed code exports
+            why = "its check ran out of the time limit (`timeoutSeconds`, `--timeout`)"
+            return Proof(False, None, 0, why, compared, checked=False, compiled=compiled)
         why = f"the check {outcome.status}: {str(reason)[:200]}"
         return Proof(False, None, 0, why, compared, compiled=compiled)
     return Proof(

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..check.placed import check_planned
 from ..check.plan import PlannedFile
+from ..check.run import EarlyReport
 from ..codes import registered
 from ..engine import Engine
 from ..findings import FileResult, Finding
@@ -26,9 +27,9 @@ from .proof import proof_job, verdict
 PROVEN_AT_MOST = 3  # candidates proven per finding (each is one more export)
 
 
-async def checked(engine: Engine, planned: PlannedFile) -> FileResult:
-    """The file's check, then the proofs of its findings' fixes."""
-    result = await check_planned(engine, planned)
+async def checked(engine: Engine, planned: PlannedFile, early: EarlyReport | None = None) -> FileResult:
+    """The file's check, then the proofs of its findings' fixes (`early`: check_planned's)."""
+    result = await check_planned(engine, planned, early)
     for finding in result.diagnostics:
         if registered(finding.code).fixes and " Fix: " in finding.message:
             finding.proof = await _proof(engine, planned, finding)

@@ -15,6 +15,7 @@ import signal
 import time
 from collections.abc import Iterator
 
+from ..wire.shared import PASSES_SHARE, SCALE_CAP
 from .time_limit import Clock, now_cpu
 
 RESERVE = 1.5  # seconds kept for describing and writing the answer
@@ -34,6 +35,7 @@ class Budget:
             now_cpu() if cpu_start is None else cpu_start,
         )
         self.export_seconds = 0.0  # what the first export took, once measured (`measure`)
+        self.limit_set = timeout  # the job's own limit: what `scaled` grows from
 
     def left(self) -> float:
         """Wall seconds this child can still use before the worker stops it, minus the reserve."""
@@ -48,6 +50,19 @@ class Budget:
             yield
         finally:
             self.export_seconds = time.monotonic() - started
+
+    def scaled(self) -> float | None:
+        """Grow the limit to fit this module, once its first export has answered: the passes after
+        it (its line, its parts, the search, the lowerings) get PASSES_SHARE times that export's
+        cost from now, up to SCALE_CAP times the limit set; the new limit when it grew (the worker
+        must apply it too), else None. A slow model's passes are then not cut by a limit sized for
+        a fast one, and a fast model's keep what its limit leaves."""
+        used = time.monotonic() - self.clock.wall_start
+        wanted = min(used + PASSES_SHARE * self.export_seconds, SCALE_CAP * self.limit_set)
+        if wanted <= self.clock.timeout:
+            return None
+        self.clock.timeout = wanted
+        return wanted
 
     def fits(self, exports: float = 1.0) -> bool:
         """Whether a pass of about `exports` times the first export's cost can finish in what is left."""

@@ -167,6 +167,10 @@ class Worker:
             del run.result[: end + 1]
             run.stage = report.get("doing", run.stage)
             run.strict = report.get("strict", run.strict)
+            if "limit" in report and run.clock is not None:
+                run.clock.timeout = report["limit"]  # the module's passes fit its export's cost
+                run.deadline = run.started + report["limit"]
+                self.send({"event": "partial", "id": run.job["id"], "limit": report["limit"]})
             if "tree" in report and run.tree is None:
                 run.tree = report["tree"]
                 self.send({"event": "partial", "id": run.job["id"], "tree": run.tree})

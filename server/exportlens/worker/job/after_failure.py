@@ -33,6 +33,7 @@ NICE = 5  # the passes after the first answer yield the CPU to first exports
 class Reports(Protocol):
     def doing(self, step: str, strict: bool | None = None) -> None: ...
     def early(self, answer: dict[str, Any], keep: bool = False) -> None: ...
+    def limit(self, budget: Budget) -> None: ...
 
 
 def yield_cpu() -> None:
@@ -58,6 +59,7 @@ def after_failure(
     record: FailureRecord = failed["failure"]
     strict = bool(failed["strict"])
     reports.early(failed, keep=True)
+    reports.limit(budget)  # the passes fit what the export cost, not only the limit left
     yield_cpu()
     # Re-running user code after an exit / out-of-memory would only repeat it.
     rerun = attempt is not None and not isinstance(exc, (SystemExit, KeyboardInterrupt, MemoryError))

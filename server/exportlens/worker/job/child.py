@@ -40,6 +40,11 @@ class Reports:
             report["strict"] = strict
         self._write(report)
 
+    def limit(self, budget: Budget) -> None:
+        """The job's limit grown to fit the module (`Budget.scaled`): the worker stops it by that."""
+        if (seconds := budget.scaled()) is not None:
+            self._write({"partial": True, "limit": seconds})
+
     def exports(self, tree: ModuleTree) -> None:
         """The class the job exports and its parts, as soon as it is built: kept by the worker, so a
         child stopped or crashed later still tells which classes its export covers (covered.py)."""
@@ -185,6 +190,9 @@ def execute(
                 strict=strict,
             )
         tick("export")
+        reports.limit(
+            budget
+        )  # the passes after a slow export fit it (timeoutSeconds in docs/configuration.md)
         summary = summarize(program, path, list(caught), view=bool(job.get("graph")))
         layer_sites.annotate(summary, attempt.module)
         if attempt.dynamic_shapes is not None and (narrowed := narrowing(program)):

@@ -311,6 +311,7 @@ class PartialEvent(_PartialRequired, total=False):
 
     answer: JobAnswer
     tree: ModuleTree
+    limit: float  # the job's limit grew (budget.py `Budget.scaled`): the engine hears it is alive
 
 
 class ResultEvent(TypedDict):
@@ -334,6 +335,7 @@ class ChildReport(_ReportRequired, total=False):
     strict: bool
     entered: float  # the child's clock when it got the job: the worker derives its fork time
     tree: ModuleTree  # what it exports, once built: kept for an answer it may never give
+    limit: float  # the job's limit grown to fit the module (budget.py `Budget.scaled`)
     fake_cache: dict[str, object]  # fake-tensor cache entries it added (fake_cache.py), for the worker
 
 
