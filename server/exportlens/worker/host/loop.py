@@ -114,7 +114,9 @@ class Worker:
         output_r, output_w = os.pipe()
         if can_fork():
             from ..job.child import run_job_in_child
+            from ..job.loader import prime
 
+            prime(job["path"], job["source"], job["load_until"])  # once per text, for every job on it
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()

@@ -5,6 +5,8 @@ them), hence tracebacks, inspect and `node.meta["stack_trace"]` all point at
 the lines the user is looking at, saved or not.  Only the top level up to
 `stop` (the first statement that would itself run an export) is executed.
 The child parses the buffer once (`parse`); loading and building inputs share that tree.
+The worker parses and compiles it before forking (`prime`): a file of a hundred modules is a
+hundred jobs on one text, and each child inherits the tree and the code instead of redoing them.
 """
 
 from __future__ import annotations
@@ -22,10 +24,45 @@ import types
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
+PRIMED_AT_MOST = 8  # texts kept by the worker: the files being checked now, not a history
+_primed: dict[tuple[str, str], tuple[ast.Module, dict[tuple[int, ...] | None, types.CodeType]]] = {}
+
+
+def prime(path: str, source: str, stop: list[int] | None) -> None:
+    """In the worker, before it forks a job's child: parse and compile the text once for every job on
+    it (a text that does not parse is the child's to report)."""
+    key = (path, source)
+    if key not in _primed:
+        try:
+            tree = ast.parse(source, path)
+        except (SyntaxError, ValueError):
+            return
+        while len(_primed) >= PRIMED_AT_MOST:
+            del _primed[next(iter(_primed))]
+        _primed[key] = (tree, {})
+    tree, codes = _primed[key]
+    cut = None if stop is None else tuple(stop)
+    if cut not in codes:
+        try:
+            codes[cut] = compile(_top(tree, stop), path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return
+
+
 def parse(path: str, source: str) -> ast.Module:
-    """The buffer's one syntax tree in the child; nothing changes it (`load_module` runs a copy of
-    its top level, inputs.py evaluates its nodes)."""
-    return ast.parse(source, path)
+    """The buffer's one syntax tree in the child (the worker's, when it primed it); nothing changes
+    it (`load_module` runs a copy of its top level, inputs.py evaluates its nodes)."""
+    primed = _primed.get((path, source))
+    return primed[0] if primed is not None else ast.parse(source, path)
+
+
+def _top(tree: ast.Module, stop: list[int] | None) -> ast.Module:
+    """The top level up to `stop`: what loading runs."""
+    body = tree.body
+    if stop is not None:
+        cut = next((i for i, s in enumerate(body) if [s.lineno, s.col_offset] == list(stop)), len(body))
+        body = body[:cut]
+    return ast.Module(body=body, type_ignores=tree.type_ignores)
 
 
 def load_module(
@@ -54,10 +91,7 @@ def load_module(
         # Register so pickling, dataclasses and typing can find the module; never
         # replace one that is already imported (a file called `copy.py`, say).
         sys.modules.setdefault(module_name, module)
-    body = tree.body
-    if stop is not None:
-        cut = next((i for i, s in enumerate(body) if [s.lineno, s.col_offset] == list(stop)), len(body))
-        body = body[:cut]
-    top = ast.Module(body=body, type_ignores=tree.type_ignores)
-    exec(compile(top, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
+    primed = _primed.get((path, source))
+    code = primed[1].get(None if stop is None else tuple(stop)) if primed and primed[0] is tree else None
+    exec(code or compile(_top(tree, stop), path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
     return module
