@@ -19,6 +19,8 @@ import pytest
 from tests.cli.test_cli import run_cli
 from tests.compile.test_compile_realcode import CORPUS
 from tests.conftest import WORKER_PYTHON
+from tests.paths import ROOT
+from tests.worker_torch import WorkerTorch
 
 BREAK, RECOMPILE = "compile-graph-break", "compile-recompile"
 
@@ -80,3 +82,44 @@ def test_a_break_inside_transformers_is_on_the_users_call_with_the_library_line_
         ("generic.py", 1189, "inside `transformers/utils/generic.py`"),
     ], related
     assert found["fix"]["logger_method"] == "warning_once"  # type: ignore[index]
+
+
+PROOF = """
+import logging, sys, torch
+sys.path.insert(0, SERVER)
+from exportlens.worker.job.compiled import StillBreaks, compiled_without_break
+from transformers import BertConfig, BertForSequenceClassification
+import transformers.utils.generic as generic
+
+config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                    intermediate_size=64, max_position_embeddings=32, num_labels=3)
+model = BertForSequenceClassification(config)
+model.gradient_checkpointing_enable()
+model.train()
+inputs = {"input_ids": torch.randint(0, 100, (2, 12))}
+attempt = type("Attempt", (), {"module": model, "args": (), "kwargs": inputs})
+site = [generic.__file__, LINE]
+result = []
+for knob in (None, logging.Logger.info, logging.Logger.warning_once):
+    torch._dynamo.config.ignore_logging_functions.clear()
+    if knob is not None:
+        torch._dynamo.config.ignore_logging_functions.add(knob)
+    try:
+        compiled_without_break(attempt, {"fullgraph": False, "dynamic": None}, [], "/elsewhere.py", site)
+        result.append("proven")
+    except StillBreaks:
+        result.append("still breaks")
+torch._dynamo.config.ignore_logging_functions.clear()
+"""
+
+
+def test_a_library_breaks_fix_is_proven_only_when_that_library_line_no_longer_breaks(
+    worker_torch: WorkerTorch,
+) -> None:
+    """No frame of the user's file is in the break: a proof that looked only at the user's lines would
+    pass any candidate. Unchanged, or the wrong logger method ignored, it still breaks at transformers'
+    line; `warning_once` ignored, it is proven."""
+    (found,) = _findings("hf_bert", "train_bert_hf.py")
+    _, line = found["fix"]["library"]  # type: ignore[index]
+    code = f"SERVER = {str(ROOT / 'server')!r}\nLINE = {line}\n" + PROOF
+    assert worker_torch.run(code) == ["still breaks", "still breaks", "proven"]

@@ -63,3 +63,26 @@ async def test_detrs_deepcopy_has_no_fix_to_offer(server: Session) -> None:
     uri, _, line = await opened(server, "deformable_detr", "train_deformable_detr.py")
     titles = [a.title for a in await actions(server, uri, line)]
     assert titles == ["Ignore `compile-graph-break` on this line"], titles
+
+
+async def test_a_break_inside_transformers_is_fixed_in_the_users_file_by_torchs_own_knob(
+    server: Session,
+) -> None:
+    """The HF fine-tune step (tests/compile/test_compile_training.py): transformers' `warning_once`
+    breaks the graph inside the library, on the script's call of the compiled model. torch's hint,
+    `ignore_logging_functions`, set in the script, is proven (no break at the library's line any
+    more; matches eager) before it is offered; applied and saved, the script has no finding."""
+    name = "realcode_hf_bert/train_bert_hf.py"
+    (server.root / "realcode_hf_bert").mkdir(exist_ok=True)
+    uri, text = server.write(name, (CORPUS / "hf_bert" / "train_bert_hf.py").read_text())
+    found = await server.open_uri(uri, text)
+    call = next(i for i, line in enumerate(text.splitlines()) if "compiled(**batch)" in line)
+    assert [(d.code, d.range.start.line) for d in found] == [(BREAK, call)], [d.message for d in found]
+    fix = pick(await proven(server, uri, call), "Let torch.compile skip the library's `warning_once` calls")
+    assert fix.title.endswith("(no graph break there; matches eager)"), fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert (
+        "import logging\ntorch._dynamo.config.ignore_logging_functions.add(logging.Logger.warning_once)\n"
+        in new
+    )
+    assert await saved(server, uri, name, new) == []
