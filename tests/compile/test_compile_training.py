@@ -29,9 +29,7 @@ TORCH_SAYS: dict[tuple[str, str], list[tuple[str, int, str]]] = {
     # transformers' `logger.warning_once` (generic.py:1189, use_cache under gradient checkpointing):
     # on the script's call of the compiled model, the only line of the user's in torch's traceback
     ("hf_bert", "train_bert_hf.py"): [("train_bert_hf.py", 17, BREAK)],
-    # MoCo: `int(self.queue_ptr)` in `_dequeue_and_enqueue` (gb0124); the EMA of the key encoder in
-    # `torch.no_grad()` inside forward traces without a break
-    ("moco", "train_moco.py"): [("builder.py", 40, BREAK)],
+    # (MoCo's one break is in tests/compile/test_compile_realcode.py's TORCH_SAYS)
     # SimCLR's loss: four boolean-mask selections, each a data-dependent `nonzero` (gb0036)
     ("simclr", "train_simclr.py"): [("train_simclr.py", line, BREAK) for line in (16, 17, 18, 19)],
     # grad-cam's hooks: `output.register_hook(...)` in a forward hook (gb0067); the list the other

@@ -59,6 +59,16 @@ async def test_torchaudios_item_is_captured_in_the_graph(server: Session) -> Non
     assert [d for d in after if d.range.start.line == line + 1] == []  # the fix wrote one line above
 
 
+async def test_mocos_int_of_a_buffer_is_captured_in_the_graph(server: Session) -> None:
+    """`int(self.queue_ptr)` is torch's `.item()` break with no `.item()` on the line: the same knob,
+    proven through the training script (no break there; the queue and logits match eager)."""
+    uri, text, line = await opened(server, "moco", "train_moco.py")
+    fix = pick(await proven(server, uri, line), "Capture `.item()` in the graph")
+    assert fix.title.endswith("(no graph break there; matches eager)"), fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert await saved(server, uri, "realcode_moco/builder.py", new) == []
+
+
 async def test_detrs_deepcopy_has_no_fix_to_offer(server: Session) -> None:
     uri, _, line = await opened(server, "deformable_detr", "train_deformable_detr.py")
     titles = [a.title for a in await actions(server, uri, line)]

@@ -3,7 +3,7 @@
 - a data-dependent `if`: the torch.cond / torch.where rewrites export has (cond.py);
 - `print` / a logging call: run it only when not compiling (`torch.compiler.is_compiling()`), remove
   it, or let dynamo reorder it (`torch._dynamo.config.reorderable_logging_functions`);
-- `.item()`: `torch._dynamo.config.capture_scalar_outputs = True`.
+- `.item()` (or `int(tensor)`, the same break): `torch._dynamo.config.capture_scalar_outputs = True`.
 
 Every fix carries `verify["compile"]["lines"]`: the lines of its candidate text where the break's
 line is now (the rewritten lines, or the same line moved by the edits above it). The worker compiles
@@ -49,7 +49,7 @@ def compile_fixes(doc: Document, line: int, code: str, data: dict[str, Any] | No
     statement = _call_statement(doc, line)
     if statement is not None:
         found += _logging_fixes(doc, code, *statement)
-    if ".item()" in doc.text.splitlines()[line] and _imports_torch(doc):
+    if (".item()" in doc.text.splitlines()[line] or _is_item_break(data)) and _imports_torch(doc):
         config = "torch._dynamo.config.capture_scalar_outputs = True"
         found.append(
             Fix(
@@ -63,6 +63,11 @@ def compile_fixes(doc: Document, line: int, code: str, data: dict[str, Any] | No
         fix.verify = {**(fix.verify or {"compare": "original"}), "compare": "original"}
         fix.verify["compile"] = {"lines": moved_lines(fix.edits, line)}
     return found
+
+
+def _is_item_break(data: dict[str, Any]) -> bool:
+    """torch's `.item()` break, however the line spells it (MoCo's `int(self.queue_ptr)`)."""
+    return data.get("gb_id") == "gb0124" or "Tensor.item()" in str(data.get("gb_type", ""))
 
 
 def _library_fixes(doc: Document, line: int, code: str, site: list[Any], method: Any) -> list[Fix]:
