@@ -74,6 +74,8 @@ LIBRARY_LOGGING = {
     "logger_method": "info",
 }
 
+DYNAMIC_SHAPE = {"gb_id": "gb0036", "gb_type": "Dynamic shape operator"}  # `x[mask]`, `nonzero`
+
 # (code, line, the finding's `fix` data, module): one finding per code that has quick-fixes.
 FINDINGS = [
     ("data-dependent-branch", line("if x.max()"), {}, "M"),
@@ -98,6 +100,8 @@ FINDINGS = [
     ("compile-graph-break-fullgraph", line("if x.sum()"), {}, "Sign"),
     ("compile-graph-break-fullgraph", line("if x.max()"), {}, "M"),
     ("compile-graph-break", line("torch.export.export("), LIBRARY_LOGGING, "M"),
+    ("compile-graph-break", line("x.reshape"), DYNAMIC_SHAPE, "M"),
+    ("compile-graph-break-fullgraph", line("x.reshape"), DYNAMIC_SHAPE, "M"),
     ("compile-graph-break-fullgraph", line("torch.export.export("), LIBRARY_LOGGING, "M"),
 ]
 

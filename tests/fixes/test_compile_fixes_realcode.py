@@ -96,3 +96,19 @@ async def test_a_break_inside_transformers_is_fixed_in_the_users_file_by_torchs_
         in new
     )
     assert await saved(server, uri, name, new) == []
+
+
+async def test_simclrs_boolean_masks_are_captured_in_the_graph(server: Session) -> None:
+    """SimCLR's `info_nce_loss` (tests/compile/test_compile_training.py): four mask selections, each a
+    data-dependent size torch breaks on. torch's `capture_dynamic_output_shape_ops` is proven (no break
+    there; matches eager) and, applied once, removes all four."""
+    name = "realcode_simclr/train_simclr.py"
+    (server.root / "realcode_simclr").mkdir(exist_ok=True)
+    uri, text = server.write(name, (CORPUS / "simclr" / "train_simclr.py").read_text())
+    found = await server.open_uri(uri, text)
+    masks = [i for i, line in enumerate(text.splitlines()) if "[~mask]" in line or "labels.bool()]" in line]
+    assert [(d.code, d.range.start.line) for d in found] == [(BREAK, line) for line in masks]
+    fix = pick(await proven(server, uri, masks[0]), "Capture the data-dependent size in the graph")
+    assert fix.title.endswith("(no graph break there; matches eager)"), fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert await saved(server, uri, name, new) == []

@@ -17,6 +17,7 @@ BREAK_FIXES = (
     "reorder-logging",
     "capture-scalars",
     "ignore-logging",
+    "capture-dynamic-shapes",
 )
 
 COMPILE_DOCS = "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html"

@@ -3,7 +3,9 @@
 - a data-dependent `if`: the torch.cond / torch.where rewrites export has (cond.py);
 - `print` / a logging call: run it only when not compiling (`torch.compiler.is_compiling()`), remove
   it, or let dynamo reorder it (`torch._dynamo.config.reorderable_logging_functions`);
-- `.item()` (or `int(tensor)`, the same break): `torch._dynamo.config.capture_scalar_outputs = True`.
+- `.item()` (or `int(tensor)`, the same break): `torch._dynamo.config.capture_scalar_outputs = True`;
+- an op whose output size depends on the data (`x[mask]`, `nonzero`):
+  `torch._dynamo.config.capture_dynamic_output_shape_ops = True`.
 
 Every fix carries `verify["compile"]["lines"]`: the lines of its candidate text where the break's
 line is now (the rewritten lines, or the same line moved by the edits above it). The worker compiles
@@ -59,10 +61,25 @@ def compile_fixes(doc: Document, line: int, code: str, data: dict[str, Any] | No
                 [_top_line(doc, config)],
             )
         )
+    if _is_dynamic_shape_break(data) and _imports_torch(doc):
+        config = "torch._dynamo.config.capture_dynamic_output_shape_ops = True"
+        found.append(
+            Fix(
+                f"Capture the data-dependent size in the graph: `{config}`",
+                code,
+                "capture-dynamic-shapes",
+                [_top_line(doc, config)],
+            )
+        )
     for fix in found:
         fix.verify = {**(fix.verify or {"compare": "original"}), "compare": "original"}
         fix.verify["compile"] = {"lines": moved_lines(fix.edits, line)}
     return found
+
+
+def _is_dynamic_shape_break(data: dict[str, Any]) -> bool:
+    """torch's break on an op whose output size depends on the data (`x[mask]`, `nonzero`, gb0036)."""
+    return data.get("gb_id") == "gb0036" or str(data.get("gb_type", "")) == "Dynamic shape operator"
 
 
 def _is_item_break(data: dict[str, Any]) -> bool:
