@@ -46,8 +46,9 @@ def breaks(script: Path) -> list[str]:
         elif (gb := _GB.search(line)) is not None and found and found[-1][1] == "-":
             found[-1][1] = gb["id"]
         elif (frame := _FRAME.search(line)) is not None and found:
-            if Path(frame["file"]).resolve().parent == script.parent.resolve():
-                found[-1][2] = f"{Path(frame['file']).name}:{frame['line']}"
+            file = script.parent / frame["file"]  # relative: the script's own, run in its folder
+            if script.parent.resolve() in file.resolve().parents:  # the case's files, its packages too
+                found[-1][2] = f"{file.name}:{frame['line']}"
     said = [f"{at} {gb}" + (f" in {case}" if case and case != at else "") for at, gb, case in found]
     if done.returncode != 0:
         said.append(f"(exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]})")

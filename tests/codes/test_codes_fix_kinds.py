@@ -68,6 +68,14 @@ def line(text: str) -> int:
     return next(i for i, source_line in enumerate(MODEL.splitlines()) if text in source_line)
 
 
+# A break inside a library's logging call, on the user's call of the compiled model (diagnosis/compiled.py)
+LIBRARY_LOGGING = {
+    "library": ["/venv/site-packages/transformers/utils/generic.py", 1189],
+    "logger_method": "info",
+}
+
+DYNAMIC_SHAPE = {"gb_id": "gb0036", "gb_type": "Dynamic shape operator"}  # `x[mask]`, `nonzero`
+
 # (code, line, the finding's `fix` data, module): one finding per code that has quick-fixes.
 FINDINGS = [
     ("data-dependent-branch", line("if x.max()"), {}, "M"),
@@ -91,6 +99,10 @@ FINDINGS = [
     ("compile-graph-break-fullgraph", line("print("), {}, "M"),
     ("compile-graph-break-fullgraph", line("if x.sum()"), {}, "Sign"),
     ("compile-graph-break-fullgraph", line("if x.max()"), {}, "M"),
+    ("compile-graph-break", line("torch.export.export("), LIBRARY_LOGGING, "M"),
+    ("compile-graph-break", line("x.reshape"), DYNAMIC_SHAPE, "M"),
+    ("compile-graph-break-fullgraph", line("x.reshape"), DYNAMIC_SHAPE, "M"),
+    ("compile-graph-break-fullgraph", line("torch.export.export("), LIBRARY_LOGGING, "M"),
 ]
 
 

@@ -52,6 +52,9 @@ TORCH_SAYS: dict[tuple[str, str], tuple[str, int, GbIds]] = {
         68,
         {"2.10": "gb0179", "2.13": "gb4198", "2.15": "gb4198"},
     ),
+    # MoCo's training step: `int(self.queue_ptr)` in `_dequeue_and_enqueue` (an `.item()`); the EMA of
+    # the key encoder in `torch.no_grad()` inside forward traces without a break (measured on 2.13)
+    ("moco", "train_moco.py"): ("builder.py", 40, {"2.13": "gb0124"}),
 }
 
 

@@ -59,7 +59,56 @@ async def test_torchaudios_item_is_captured_in_the_graph(server: Session) -> Non
     assert [d for d in after if d.range.start.line == line + 1] == []  # the fix wrote one line above
 
 
+async def test_mocos_int_of_a_buffer_is_captured_in_the_graph(server: Session) -> None:
+    """`int(self.queue_ptr)` is torch's `.item()` break with no `.item()` on the line: the same knob,
+    proven through the training script (no break there; the queue and logits match eager)."""
+    uri, text, line = await opened(server, "moco", "train_moco.py")
+    fix = pick(await proven(server, uri, line), "Capture `.item()` in the graph")
+    assert fix.title.endswith("(no graph break there; matches eager)"), fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert await saved(server, uri, "realcode_moco/builder.py", new) == []
+
+
 async def test_detrs_deepcopy_has_no_fix_to_offer(server: Session) -> None:
     uri, _, line = await opened(server, "deformable_detr", "train_deformable_detr.py")
     titles = [a.title for a in await actions(server, uri, line)]
     assert titles == ["Ignore `compile-graph-break` on this line"], titles
+
+
+async def test_a_break_inside_transformers_is_fixed_in_the_users_file_by_torchs_own_knob(
+    server: Session,
+) -> None:
+    """The HF fine-tune step (tests/compile/test_compile_training.py): transformers' `warning_once`
+    breaks the graph inside the library, on the script's call of the compiled model. torch's hint,
+    `ignore_logging_functions`, set in the script, is proven (no break at the library's line any
+    more; matches eager) before it is offered; applied and saved, the script has no finding."""
+    name = "realcode_hf_bert/train_bert_hf.py"
+    (server.root / "realcode_hf_bert").mkdir(exist_ok=True)
+    uri, text = server.write(name, (CORPUS / "hf_bert" / "train_bert_hf.py").read_text())
+    found = await server.open_uri(uri, text)
+    call = next(i for i, line in enumerate(text.splitlines()) if "compiled(**batch)" in line)
+    assert [(d.code, d.range.start.line) for d in found] == [(BREAK, call)], [d.message for d in found]
+    fix = pick(await proven(server, uri, call), "Let torch.compile skip the library's `warning_once` calls")
+    assert fix.title.endswith("(no graph break there; matches eager)"), fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert (
+        "import logging\ntorch._dynamo.config.ignore_logging_functions.add(logging.Logger.warning_once)\n"
+        in new
+    )
+    assert await saved(server, uri, name, new) == []
+
+
+async def test_simclrs_boolean_masks_are_captured_in_the_graph(server: Session) -> None:
+    """SimCLR's `info_nce_loss` (tests/compile/test_compile_training.py): four mask selections, each a
+    data-dependent size torch breaks on. torch's `capture_dynamic_output_shape_ops` is proven (no break
+    there; matches eager) and, applied once, removes all four."""
+    name = "realcode_simclr/train_simclr.py"
+    (server.root / "realcode_simclr").mkdir(exist_ok=True)
+    uri, text = server.write(name, (CORPUS / "simclr" / "train_simclr.py").read_text())
+    found = await server.open_uri(uri, text)
+    masks = [i for i, line in enumerate(text.splitlines()) if "[~mask]" in line or "labels.bool()]" in line]
+    assert [(d.code, d.range.start.line) for d in found] == [(BREAK, line) for line in masks]
+    fix = pick(await proven(server, uri, masks[0]), "Capture the data-dependent size in the graph")
+    assert fix.title.endswith("(no graph break there; matches eager)"), fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert await saved(server, uri, name, new) == []

@@ -9,7 +9,16 @@ from __future__ import annotations
 from .model import Code, _c
 
 # Each proven by compiling the fixed text again (fixes/compiled.py): none offered unproven.
-BREAK_FIXES = ("cond", "where", "guard-compiling", "remove", "reorder-logging", "capture-scalars")
+BREAK_FIXES = (
+    "cond",
+    "where",
+    "guard-compiling",
+    "remove",
+    "reorder-logging",
+    "capture-scalars",
+    "ignore-logging",
+    "capture-dynamic-shapes",
+)
 
 COMPILE_DOCS = "https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html"
 

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..codes import registered, url_for
+from ..discovery import discovery_of
 from ..findings import Finding, Range, Related
 from ..worker.wire.compile_records import CompileReport, GraphBreak, Recompile
 from ..worker.wire.records import Frame
@@ -24,6 +25,8 @@ BREAK = "compile-graph-break"
 FULLGRAPH = "compile-graph-break-fullgraph"
 RECOMPILE = "compile-recompile"
 _REASON_NAME = re.compile(r"tensor '([^']+)'")
+# dynamo's context of a logging break (gb0291): "method: <Logger transformers.x (WARNING)>.warning_once"
+_LOGGER_METHOD = re.compile(r"method: <Logger [^>]*>\.(\w+)")
 
 
 def compile_findings(report: CompileReport, ctx: DiagnosisContext, fullgraph: bool) -> list[Finding]:
@@ -50,16 +53,52 @@ def _break(raw: GraphBreak, code: str, ctx: DiagnosisContext, sources: Sources) 
     user = workspace_frames(frames, ctx)
     gb_id = raw.get("gb_id")
     fix = {"gb_type": gb_type, "gb_id": gb_id, "compile": True}
+    library = library_frame(frames, ctx)
     if not user:
-        return _finding(code, message.strip(), ctx, (ctx.path, ctx.anchor), [], url_for(code, gb_id), fix)
+        return _library_break(raw, code, message.strip(), ctx, sources, library, fix)
     places = [sources.place(f) for f in user]
     related = related_chain(places, places[-1], ctx)
-    library = library_frame(frames, ctx)
     if library is not None:
         where = sources.place(library)
         related.append(Related(where.path, where.range, f"inside `{short_path(where.path)}`"))
     where_ = (places[-1].path, places[-1].range)
     return _finding(code, message.strip(), ctx, where_, related, url_for(code, gb_id), fix)
+
+
+def _library_break(
+    raw: GraphBreak,
+    code: str,
+    message: str,
+    ctx: DiagnosisContext,
+    sources: Sources,
+    library: Frame | None,
+    fix: dict[str, Any],
+) -> Finding:
+    """A break with no workspace frame (all in an installed library, `transformers`): on the user's
+    line torch names, the call of the compiled model whose inputs were used, the library line
+    related; on the module when the inputs came from elsewhere."""
+    url = url_for(code, raw.get("gb_id"))
+    call = first_call_range(ctx)
+    if call is None:
+        return _finding(code, message, ctx, (ctx.path, ctx.anchor), [], url, fix)
+    related = [Related(ctx.path, ctx.anchor, f"{ctx.label} is compiled here")]
+    if library is not None:
+        fix = {**fix, "library": [str(library.get("path", "")), int(library.get("line") or 0)]}
+        if method := _LOGGER_METHOD.search(str(raw.get("message", ""))):
+            fix["logger_method"] = method.group(1)  # the library's `logger.warning_once(...)`
+        where = sources.place(library)
+        related.append(Related(where.path, where.range, f"inside `{short_path(where.path)}`"))
+    return _finding(code, message, ctx, (ctx.path, call), related, url, fix)
+
+
+def first_call_range(ctx: DiagnosisContext) -> Range | None:
+    """The span of the compiled model's first call in the checked file (discovery's `call`)."""
+    subject = next((t for t in discovery_of(ctx.document).subjects if t.name == ctx.module), None)
+    call = subject.inputs.get("call") if subject is not None else None
+    if subject is None or subject.inputs.get("kind") != "compile-call" or not isinstance(call, list):
+        return None
+    line, col, end_line, end_col = call
+    return ctx.document.source_text.span(line - 1, col, end_line - 1, end_col)
 
 
 def _recompile(raw: Recompile, ctx: DiagnosisContext, sources: Sources) -> Finding:

@@ -28,7 +28,7 @@ def fixes_for(
     data = data or {}
     found: list[Fix] = []
     if code in compiled.BREAK_CODES:
-        found += compiled.compile_fixes(doc, line, code)
+        found += compiled.compile_fixes(doc, line, code, data)
     if code in ("data-dependent-branch", "data-dependent-guard"):
         found += cond.cond_fixes(doc, line, code)
     if code == "data-dependent-guard":

@@ -3,7 +3,9 @@
 - a data-dependent `if`: the torch.cond / torch.where rewrites export has (cond.py);
 - `print` / a logging call: run it only when not compiling (`torch.compiler.is_compiling()`), remove
   it, or let dynamo reorder it (`torch._dynamo.config.reorderable_logging_functions`);
-- `.item()`: `torch._dynamo.config.capture_scalar_outputs = True`.
+- `.item()` (or `int(tensor)`, the same break): `torch._dynamo.config.capture_scalar_outputs = True`;
+- an op whose output size depends on the data (`x[mask]`, `nonzero`):
+  `torch._dynamo.config.capture_dynamic_output_shape_ops = True`.
 
 Every fix carries `verify["compile"]["lines"]`: the lines of its candidate text where the break's
 line is now (the rewritten lines, or the same line moved by the edits above it). The worker compiles
@@ -15,6 +17,7 @@ of the original. One not proven is not offered (lsp/code_actions.py).
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from ..document import Document
 from . import cond
@@ -38,13 +41,17 @@ _LOG_METHODS = {
 _LOG_ROOTS = {"logging", "warnings"}
 
 
-def compile_fixes(doc: Document, line: int, code: str) -> list[Fix]:
-    """Fixes for a graph break on 0-based `line`, each with the lines its proof looks at."""
+def compile_fixes(doc: Document, line: int, code: str, data: dict[str, Any] | None = None) -> list[Fix]:
+    """Fixes for a graph break on 0-based `line`, each with the lines its proof looks at; a break
+    inside a library (`data["library"]`: its frame) is proven gone from that frame too."""
+    data = data or {}
+    if isinstance(library := data.get("library"), list):  # on the user's call of the compiled model
+        return _library_fixes(doc, line, code, library, data.get("logger_method"))
     found = [f for f in cond.cond_fixes(doc, line, code) if not f.disabled]
     statement = _call_statement(doc, line)
     if statement is not None:
         found += _logging_fixes(doc, code, *statement)
-    if ".item()" in doc.text.splitlines()[line] and _imports_torch(doc):
+    if (".item()" in doc.text.splitlines()[line] or _is_item_break(data)) and _imports_torch(doc):
         config = "torch._dynamo.config.capture_scalar_outputs = True"
         found.append(
             Fix(
@@ -54,10 +61,53 @@ def compile_fixes(doc: Document, line: int, code: str) -> list[Fix]:
                 [_top_line(doc, config)],
             )
         )
+    if _is_dynamic_shape_break(data) and _imports_torch(doc):
+        config = "torch._dynamo.config.capture_dynamic_output_shape_ops = True"
+        found.append(
+            Fix(
+                f"Capture the data-dependent size in the graph: `{config}`",
+                code,
+                "capture-dynamic-shapes",
+                [_top_line(doc, config)],
+            )
+        )
     for fix in found:
         fix.verify = {**(fix.verify or {"compare": "original"}), "compare": "original"}
         fix.verify["compile"] = {"lines": moved_lines(fix.edits, line)}
     return found
+
+
+def _is_dynamic_shape_break(data: dict[str, Any]) -> bool:
+    """torch's break on an op whose output size depends on the data (`x[mask]`, `nonzero`, gb0036)."""
+    return data.get("gb_id") == "gb0036" or str(data.get("gb_type", "")) == "Dynamic shape operator"
+
+
+def _is_item_break(data: dict[str, Any]) -> bool:
+    """torch's `.item()` break, however the line spells it (MoCo's `int(self.queue_ptr)`)."""
+    return data.get("gb_id") == "gb0124" or "Tensor.item()" in str(data.get("gb_type", ""))
+
+
+def _library_fixes(doc: Document, line: int, code: str, site: list[Any], method: Any) -> list[Fix]:
+    """A library's logging call (`logger.warning_once(...)` in transformers) breaks the graph: torch's
+    own hint, `ignore_logging_functions`, set in the user's file. Proven when the candidate compiles
+    without a break at that library frame and matches eager."""
+    if not isinstance(method, str) or not method.isidentifier() or not _imports_torch(doc):
+        return []
+    config = f"torch._dynamo.config.ignore_logging_functions.add(logging.Logger.{method})"
+    at = last_import_line(doc.tree)
+    edits = [Edit(at, at, ("" if _imports_logging(doc) else "import logging\n") + config + "\n")]
+    fix = Fix(
+        f"Let torch.compile skip the library's `{method}` calls: `{config}`", code, "ignore-logging", edits
+    )
+    fix.verify = {"compare": "original", "compile": {"lines": moved_lines(edits, line), "site": site}}
+    return [fix]
+
+
+def _imports_logging(doc: Document) -> bool:
+    return any(
+        isinstance(s, ast.Import) and any(a.name == "logging" and a.asname is None for a in s.names)
+        for s in doc.tree.body
+    )
 
 
 def moved_lines(edits: list[Edit], line: int) -> list[int]:

@@ -101,10 +101,13 @@ class StillBreaks(Exception):
     """A fix's candidate still breaks the graph where the fix was meant to remove the break."""
 
 
-def compiled_without_break(attempt: Any, spec: CompileSpec, lines: list[int], path: str) -> Any:
+def compiled_without_break(
+    attempt: Any, spec: CompileSpec, lines: list[int], path: str, site: list[str | int] | None = None
+) -> Any:
     """A fix's proof (worker/job/verify.py): the candidate module compiled as the user's code does and
-    called on the example; raises StillBreaks when dynamo breaks the graph on one of `lines` of `path`.
-    The compiled module is returned for the comparison with eager mode."""
+    called on the example; raises StillBreaks when dynamo breaks the graph on one of `lines` of `path`,
+    or at `site` (a library's [path, line]). The compiled module is returned for the comparison with
+    eager mode."""
     import torch
 
     def backend(gm: Any, _example_inputs: Any) -> Any:
@@ -119,7 +122,9 @@ def compiled_without_break(attempt: Any, spec: CompileSpec, lines: list[int], pa
         compiled(*attempt.args, **(attempt.kwargs or {}))
     for met in breaks(told) if found is None else found:
         here = [f for f in met["frames"] if f["path"] == path]
+        what = met.get("gb_type") or "a graph break"
         if here and here[-1]["line"] in lines:
-            what = met.get("gb_type") or "a graph break"
             raise StillBreaks(f"torch.compile still breaks the graph on line {here[-1]['line']}: {what}")
+        if site and any([f["path"], f["line"]] == site for f in met["frames"]):
+            raise StillBreaks(f"torch.compile still breaks the graph at {site[0]}:{site[1]}: {what}")
     return compiled

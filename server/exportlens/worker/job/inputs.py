@@ -121,5 +121,10 @@ def _from_compiled_call(
             args.extend(value(arg.value))
         else:
             args.append(value(arg))
-    kwargs = {k.arg: value(k.value) for k in call.keywords if k.arg}
+    kwargs: dict[str, Any] = {}
+    for keyword in call.keywords:  # `model(**batch)`: a dict of a fine-tune step's inputs, in order
+        if keyword.arg is None:
+            kwargs.update(value(keyword.value))
+        else:
+            kwargs[keyword.arg] = value(keyword.value)
     return Attempt(value(call.func), tuple(args), kwargs)

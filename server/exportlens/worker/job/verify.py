@@ -115,7 +115,8 @@ def _compiled_verdict(
     how = job.get("compile") or {"fullgraph": False, "dynamic": None}
     where = spec["elsewhere"]["path"] if "elsewhere" in spec else job["path"]  # the file the fix is in
     try:
-        compiled = compiled_without_break(attempt, how, lines, where)
+        proof = spec.get("compile")
+        compiled = compiled_without_break(attempt, how, lines, where, proof.get("site") if proof else None)
     except Exception as exc:  # noqa: BLE001 - the verdict is the answer
         result["reason"] = _first_line(exc)
         return {"status": "failed", "strict": True, "verify": result}

@@ -165,11 +165,16 @@ class _VerifyRequired(TypedDict):
     compare: Literal["original", "self"]  # eager reference: the unpatched module, or the patched one
 
 
-class CompileProof(TypedDict):
-    """A graph break's fix is proven by compiling the candidate (worker/job/compiled.py): no break on
-    `lines` (1-based, the candidate's lines that hold the break's old line)."""
-
+class _CompileProofRequired(TypedDict):
     lines: list[int]
+
+
+class CompileProof(_CompileProofRequired, total=False):
+    """A graph break's fix is proven by compiling the candidate (worker/job/compiled.py): no break on
+    `lines` (1-based, the candidate's lines that hold the break's old line), nor at `site` (a library
+    break's innermost frame, [path, 1-based line]: the user's lines hold none of its frames)."""
+
+    site: list[str | int]
 
 
 class ProvenElsewhere(TypedDict):
