@@ -48,15 +48,8 @@ def rss_mb(pid: int | None = None) -> float:
     raise RuntimeError(f"no VmRSS in /proc/{pid}/status")
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds used so far by a process and all its descendants, the finished ones included.
-
-    Each process counts its own time and that of the children it has reaped (utime, stime,
-    cutime, cstime); a live process's time is not in its parent's yet, so summing over the
-    live tree counts everything once.  The difference over a check is the CPU its jobs used,
-    whenever the worker forked (a spare warmed in advance counts before the check, not in it)
-    and whenever it reaps them.
-    """
+def process_table() -> tuple[dict[int, int], dict[int, list[int]]]:
+    """Every live process's CPU ticks (its own and its reaped children's), and each one's children."""
     ticks: dict[int, int] = {}
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
@@ -69,6 +62,19 @@ def tree_cpu_seconds(pid: int) -> float:
         fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": field 3 (state) onwards
         ticks[int(entry.name)] = sum(int(t) for t in fields[11:15])
         children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return ticks, children
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by a process and all its descendants, the finished ones included.
+
+    Each process counts its own time and that of the children it has reaped (utime, stime,
+    cutime, cstime); a live process's time is not in its parent's yet, so summing over the
+    live tree counts everything once.  The difference over a check is the CPU its jobs used,
+    whenever the worker forked (a spare warmed in advance counts before the check, not in it)
+    and whenever it reaps them.
+    """
+    ticks, children = process_table()
     total, todo = 0, [pid]
     while todo:
         current = todo.pop()

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from measure import process_table
+
 SAMPLE_S = 0.2
 
 
@@ -34,17 +36,7 @@ class Probe:
 
 
 def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text(encoding="utf-8")
-        except OSError:  # gone meanwhile
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        tree.setdefault(parent, []).append(int(entry.name))
-    return tree
+    return process_table()[1]
 
 
 def _pss_mb(pid: int) -> float:

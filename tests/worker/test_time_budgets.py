@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from exportlens.engine import Engine
+from exportlens.findings import FileResult
 from tests.conftest import check, line_of
 
 SLOW_AFTER_THE_FIRST = """
@@ -22,14 +23,19 @@ SLOW_AFTER_THE_FIRST = """
 """
 
 
-async def test_a_search_that_runs_out_of_time_keeps_the_first_failure(engine: Engine, write) -> None:
-    path = write("slow_tail.py", SLOW_AFTER_THE_FIRST)
+async def _check_within(engine: Engine, path: str, seconds: float) -> FileResult:
+    """The file's non-strict check under a time limit of `seconds`."""
     saved = engine.options.timeout
-    engine.options.timeout = 12.0
+    engine.options.timeout = seconds
     try:
-        result = await check(engine, path, mode="non-strict")
+        return await check(engine, path, mode="non-strict")
     finally:
         engine.options.timeout = saved
+
+
+async def test_a_search_that_runs_out_of_time_keeps_the_first_failure(engine: Engine, write) -> None:
+    path = write("slow_tail.py", SLOW_AFTER_THE_FIRST)
+    result = await _check_within(engine, path, 12.0)
     (module,) = result.modules
     assert module.status == "failed", module.status  # not "timeout": nothing torch said is lost
     (finding,) = result.diagnostics
@@ -68,11 +74,6 @@ async def test_a_slow_export_gets_the_time_to_locate_its_failure(engine: Engine,
     """A 4 s export under a 6 s limit: finding the specializing line costs one more export, which the
     limit alone would not leave (it was on the export call); the limit grown to fit gives it."""
     path = write("slow_gate.py", SLOW_GATE)
-    saved = engine.options.timeout
-    engine.options.timeout = 6.0
-    try:
-        result = await check(engine, path, mode="non-strict")
-    finally:
-        engine.options.timeout = saved
+    result = await _check_within(engine, path, 6.0)
     (finding,) = [d for d in result.diagnostics if d.code == "dim-specialized"]
     assert finding.range.start.line == line_of(path, "if x.shape[0] == 4"), finding.message
