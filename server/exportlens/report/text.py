@@ -13,6 +13,9 @@ from .paths import display_path
 
 # A message's advice: from " Fix: " to the end of its sentence (a period before a blank or the end)
 ADVICE = re.compile(r" Fix: .*?\.(?=\s|$)", re.S)
+STOPPED_STATUSES = frozenset({"timeout", "cancelled"})  # the check did not finish
+# A module checked by both tracers has the first of these its checks had.
+VERDICT_ORDER = ("failed", "unfinished", "compiled", "exported")
 
 
 def place(path: str, where: Range, cwd: Path) -> str:
@@ -50,9 +53,10 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
         for module in result.modules:
             if module.status == "skipped":
                 continue
-            key = module.status if module.status in ("exported", "compiled") else "failed"
+            key = "unfinished" if module.status in STOPPED_STATUSES else module.status
+            key = key if key in VERDICT_ORDER else "failed"
             seen = (result.path, module.name, str(module.inputs))
-            verdicts[seen] = "failed" if "failed" in (key, verdicts.get(seen)) else key
+            verdicts[seen] = min(key, verdicts.get(seen, key), key=VERDICT_ORDER.index)
     counts = {"exported": 0, "failed": 0}
     for verdict in verdicts.values():
         counts[verdict] = counts.get(verdict, 0) + 1
@@ -60,6 +64,8 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
     errors = sum(d.severity == "error" for r in results for d in r.diagnostics)
     warnings = sum(d.severity == "warning" for r in results for d in r.diagnostics)
     compiled = f", {counts['compiled']} compile check(s)" if counts.get("compiled") else ""
+    # A timeout says nothing of whether torch exports the module: neither succeeded nor failed.
+    compiled += f", {counts['unfinished']} did not finish" if counts.get("unfinished") else ""
     lines.append(
         f"{len(results)} file(s): {counts['exported']} module export(s) succeeded, "
         f"{counts['failed']} failed{compiled}; {errors} error(s), {warnings} warning(s)"
