@@ -2,7 +2,8 @@
 and its memory, the whole process tree counted (the CLI, its worker and the worker's job children;
 or the torch process).
 
-- each stdout line is stamped when this process reads it (the child flushes each line);
+- each stdout and stderr line is stamped when this process reads it (the child flushes each line:
+  the CLI's report on stdout, its early "found, still checking" lines on stderr);
 - CPU: user + system of the process and every descendant it reaped (`os.wait4`), so a job child
   counts once its worker reaped it;
 - peak RSS: the largest single process of the tree (`ru_maxrss` from `wait4`: descendants included);
@@ -33,6 +34,7 @@ class Probe:
     status: int
     lines: list[tuple[float, str]] = field(default_factory=list)  # (seconds after the start, text)
     stderr_tail: str = ""
+    err_lines: list[tuple[float, str]] = field(default_factory=list)  # stderr's, stamped the same
 
 
 def _children() -> dict[int, list[int]]:
@@ -65,15 +67,25 @@ def probe(argv: list[str], cwd: Path, env: dict[str, str], stderr_to: Path) -> P
     peak = [0.0]
     done = threading.Event()
     started = time.perf_counter()
-    with stderr_to.open("wb") as err:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+    err_lines: list[tuple[float, str]] = []
+    with stderr_to.open("w", encoding="utf-8") as err:
+        pipe = subprocess.PIPE
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=pipe, stderr=pipe, text=True, errors="replace")
 
         def sample() -> None:
             while not done.wait(SAMPLE_S):
                 peak[0] = max(peak[0], tree_pss_mb(proc.pid))
 
+        def read_stderr() -> None:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                err_lines.append((time.perf_counter() - started, line.rstrip("\n")))
+                err.write(line)
+
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
         lines: list[tuple[float, str]] = []
         assert proc.stdout is not None
         for line in proc.stdout:
@@ -83,6 +95,7 @@ def probe(argv: list[str], cwd: Path, env: dict[str, str], stderr_to: Path) -> P
         proc.returncode = os.waitstatus_to_exitcode(status)
         done.set()
         sampler.join()
+        reader.join(timeout=5.0)  # a grandchild still holding stderr must not hang the bench
     tail = stderr_to.read_text(encoding="utf-8", errors="replace")[-2000:]
     return Probe(
         wall_s=wall,
@@ -92,4 +105,5 @@ def probe(argv: list[str], cwd: Path, env: dict[str, str], stderr_to: Path) -> P
         status=proc.returncode,
         lines=lines,
         stderr_tail=tail,
+        err_lines=list(err_lines),
     )

@@ -17,7 +17,8 @@ Each row, one run after the other in the same minutes, each a fresh process:
   raised the first one;
 - ExportLens: the real CLI, `exportlens check SCRIPT --format text --mode MODE --no-daemon --root
   CASE` with an empty results store (EXPORTLENS_CACHE_DIR, a new temp folder), otherwise the
-  default settings; the first finding is when the first `error[...]` line reaches its stdout, the
+  default settings; the first finding is when the first `error[...]` line reaches its stdout or its
+  stderr's early line (`exportlens: found, still checking: ...`), whichever comes first; the
   complete result when the process ends.
 Per row: both times, CPU (the whole process tree), peak RSS (its largest process) and peak tree
 PSS (speed_probe.py), the ratios ExportLens / torch against the issue's targets (first finding <=
@@ -43,6 +44,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path[:0] = [str(ROOT / "server"), str(ROOT), str(BENCH)]  # exportlens, tests/, bench/
 
+from exportlens.report.progress import PREFIX as EARLY_PREFIX  # noqa: E402
 from speed_probe import Probe, probe  # noqa: E402
 from speed_table import Measured, table  # noqa: E402
 
@@ -150,6 +152,14 @@ def torch_stages(records: list[dict[str, Any]], wall: float) -> dict[str, float]
     return out
 
 
+def first_finding(ours: Probe) -> float | None:
+    """When the first refusal reached the user: the report's first `error[` line on stdout, or the
+    early line the CLI writes on stderr as soon as a module's job has it (report/progress.py)."""
+    report = [at for at, line in ours.lines if FINDING.search(line)]
+    early = [at for at, line in ours.err_lines if line.startswith(EARLY_PREFIX) and FINDING.search(line)]
+    return min(report[:1] + early[:1], default=None)
+
+
 def measure_row(row: Row, mode: str) -> Measured:
     with tempfile.TemporaryDirectory(prefix="exportlens-speed-") as name:
         tmp = Path(name)
@@ -157,6 +167,7 @@ def measure_row(row: Row, mode: str) -> Measured:
         refused = [r for r in records if r["verdict"] not in ("exported", "script-error")]
         ours, results = exportlens_run(row, tmp, mode)
     firsts = [at for at, line in ours.lines if FINDING.search(line)]
+    first = first_finding(ours)
     if ours.status not in (0, 1):
         say(f"{row.name}: exportlens exited {ours.status}: {ours.stderr_tail[-400:]}")
     return Measured(
@@ -167,7 +178,7 @@ def measure_row(row: Row, mode: str) -> Measured:
         torch_rss_mb=reference.peak_rss_mb,
         torch_pss_mb=reference.peak_tree_pss_mb,
         torch_refusals=len(refused),
-        first_s=firsts[0] if firsts else None,
+        first_s=first,
         complete_s=ours.wall_s,
         cpu_s=ours.cpu_s,
         rss_mb=ours.peak_rss_mb,

@@ -8,15 +8,21 @@ each figure against its target.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import os
 import re
 import sys
+from pathlib import Path
+
+import pytest
 
 from tests.paths import ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 
 from many_file import class_names, many_source
-from speed_rows import corpus_rows, selected, stage_seconds, torch_stages
+from speed_probe import probe
+from speed_rows import EARLY_PREFIX, corpus_rows, first_finding, selected, stage_seconds, torch_stages
 from speed_table import Measured, table
 
 
@@ -100,3 +106,22 @@ def test_torch_stages_sum_each_tracers_exports_and_leave_the_rest() -> None:
         {"mode": "", "verdict": "script-error"},
     ]
     assert torch_stages(records, 10.0) == {"export-nonstrict": 1.5, "export-strict": 2.5, "rest": 6.0}
+
+
+@pytest.mark.slow
+def test_the_first_finding_is_the_early_stderr_line_when_it_comes_first(tmp_path: Path) -> None:
+    """The probe stamps stderr lines as it reads them; the row takes the earlier of the CLI's early
+    line and the report's first error (a real child process, sleeping between the two)."""
+    script = (
+        "import sys, time\n"
+        f"print({EARLY_PREFIX + 'a.py:3:5: error[data-dependent-branch] x'!r}, file=sys.stderr, flush=True)\n"
+        "time.sleep(0.5)\n"
+        "print('a.py:3:5: error[data-dependent-branch] x', flush=True)\n"
+    )
+    run = probe([sys.executable, "-c", script], tmp_path, dict(os.environ), tmp_path / "err.txt")
+    (early_at, _), (report_at, _) = run.err_lines[0], run.lines[0]
+    assert report_at - early_at >= 0.4
+    assert first_finding(run) == early_at
+    assert "still checking" in (tmp_path / "err.txt").read_text()  # the stderr file is still kept
+    quiet = dataclasses.replace(run, err_lines=[(0.0, "exportlens: 3 modules")])
+    assert first_finding(quiet) == report_at

@@ -84,3 +84,43 @@ async def test_the_first_failure_is_published_before_the_others(server: Session)
     assert sorted(d.range.start.line for d in diagnostics) == [first, second]
     published = [p for p in server.record.published[mark:] if p.uri == uri and p.version == 1]
     assert [[d.range.start.line for d in p.diagnostics] for p in published] == [[first], [first, second]]
+
+
+SLOW_SECOND = """
+    import time
+
+    import torch
+
+
+    class SlowSecond(torch.nn.Module):
+        def example_inputs(self):
+            return (torch.ones(3),)
+
+        def forward(self, x):
+            if (x > 0).any():
+                x = x + 1
+            time.sleep(3)  # each pass after the first refusal takes this long
+            if (x > 5).all():
+                x = x * 2
+            return x
+"""
+
+
+async def test_the_lens_says_what_is_found_while_the_check_still_runs(server: Session) -> None:
+    """Slow but progressing (issue 43): the first refusal is on the lens, not a bare spinner."""
+    uri, text = server.write("slow_second.py", SLOW_SECOND)
+    server.versions[uri] = 1
+    mark = len(server.record.checked)
+    published = len(server.record.published)
+    server.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
+    )
+    await server.until(
+        lambda: any(p.uri == uri and p.diagnostics for p in server.record.published[published:])
+    )
+    assert not any(c["uri"] == uri for c in server.record.checked[mark:])  # still running
+    assert (await server.lenses(uri))[0] == "⧗ exporting… · so far: ✗ 1 export issue"
+    await server.until(lambda: any(c["uri"] == uri for c in server.record.checked[mark:]))
+    assert (await server.lenses(uri))[0] == "✗ 2 export issues"

@@ -12,7 +12,7 @@ from exportlens.lsp.codelens import lenses
 from exportlens.lsp.hover import STALE, hover_text
 from exportlens.lsp.session import Snapshot
 
-from .snapshots import HEAD_LINE, NET_LINE, entry, snapshot
+from .snapshots import HEAD_LINE, NET_LINE, entry, finding, snapshot
 
 
 def lens_status(snap: Snapshot, line: int) -> str:
@@ -31,6 +31,11 @@ STATES = {
     "stale": ({"results": {"Net": entry(key="old")}}, "✓ exports · 1 ops · 0.10 s (stale)"),
     "cached": ({"results": {"Net": entry(cached=True)}}, "✓ exports · 1 ops · 0.10 s (cached, re-checking)"),
     "running": ({"running": frozenset({"Net"}), "results": {"Net": entry()}}, "⧗ exporting…"),
+    # the job's first refusal is known, its later passes still run: said, not a bare spinner
+    "running, found so far": (
+        {"running": frozenset({"Net"}), "results": {"Net": entry(findings=[finding(NET_LINE)], early=True)}},
+        "⧗ exporting… · so far: ✗ 1 export issue",
+    ),
     "cancelled": ({"cancelled": frozenset({"Net"})}, "export cancelled"),
     "not yet": ({}, "not exported yet"),
     "untrusted": ({"trusted": False}, "not exported (untrusted workspace)"),

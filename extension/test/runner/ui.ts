@@ -69,7 +69,7 @@ const steps: Step[] = [
     name: 'the refused line gets an error squiggle',
     run: async (page) => {
       await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'attached', timeout: SLOW });
-      await page.locator('.codelens-decoration', { hasText: 'export issue' }).first().waitFor({ timeout: 30000 });
+      await page.locator('.codelens-decoration', { hasText: /^✗ \d+ export issue/ }).first().waitFor({ timeout: 30000 });
       await shot(page, '02-squiggle-and-lens.png');
     },
   },

@@ -1,9 +1,10 @@
 """Code lenses above each module: its status, `Export` and `Show graph`.
 
 Status (module_status.py, the hover's first line too): `✓ exports · 14 ops · 0.12 s` (then
-`· ✗ ONNX: 1 issue` when a target refuses it), `✗ 2 export issues`, `⧗ exporting…`, `no example
-inputs`, `export cancelled`, `not exported (untrusted workspace)` (or `(exports need Linux, WSL or
-macOS)`: native Windows).
+`· ✗ ONNX: 1 issue` when a target refuses it), `✗ 2 export issues`, `⧗ exporting…` (then
+`· so far: ✗ 1 export issue` once its first refusal is known), `no example inputs`, `export
+cancelled`, `not exported (untrusted workspace)` (or `(exports need Linux, WSL or macOS)`:
+native Windows).
 """
 
 from __future__ import annotations

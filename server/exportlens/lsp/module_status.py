@@ -27,7 +27,9 @@ def module_status(snap: Snapshot, subject: Subject) -> str:
     if not snap.trusted:
         return f"not exported ({trust.why_no_code()})"
     if view.running:
-        return RUNNING
+        # Slow but progressing: what the check found so far, not a bare spinner (issue 43).
+        early = view.entry if view.entry is not None and view.entry.early else None
+        return f"{RUNNING} · so far: {status_line(early)}" if early is not None else RUNNING
     if view.cancelled:
         return CANCELLED
     entry = view.entry

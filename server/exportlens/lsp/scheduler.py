@@ -212,7 +212,9 @@ class Scheduler:
             here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
             here = [f for f in here if f.path == state.path]
             site = placement.sites.get(result.name)  # exported by another file's call (check/elsewhere.py)
-            state.entries[result.name] = ModuleEntry(keys[result.name], [result], here, version, site)
+            state.entries[result.name] = ModuleEntry(
+                keys[result.name], [result], here, version, site, early=True
+            )
             self._publish(snap)
 
         try:

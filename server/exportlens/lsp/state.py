@@ -21,6 +21,7 @@ class ModuleEntry:
     version: int  # document version it was checked on
     site: str | None = None  # the other workspace file whose export call provided the inputs
     cached: bool = False  # restored from the results store (persist/): shown marked until re-checked
+    early: bool = False  # the job's first failure, shown while the rest of its check runs
 
     @property
     def errors(self) -> int:
