@@ -4,7 +4,7 @@
 The export is transformers' own: `TorchExportableModuleWithStaticCache` called with `input_ids` and
 `cache_position` as `transformers.integrations.executorch.convert_and_export_with_cache` calls it, and
 generation then feeds that program one token at the next cache position (the wrapper's `generate`).
-torch's verdict (torch 2.13.0, transformers 5.25.0, by hand): all three prefills below export; with
+torch's verdict (torch 2.13.0, transformers 5.25.0 and 4.57.3, by hand): all three prefills below export; with
 `max_cache_len=8` and an 8-token prompt the decode step raises `index_copy_(): index 8 is out of bounds
 for dimension 2 with size 8` in `transformers/cache_utils.py` (called from `modeling_llama.py`); a
 static prefill's program refuses one token (`Guard failed: input_ids.size()[1] == 8`); with room in
