@@ -37,3 +37,14 @@ def test_dev_pins_the_bundled_server_dependencies() -> None:
     for requirement in server:
         name = re.split(r"[<>=!~ ]", requirement, maxsplit=1)[0].lower()
         assert name in bundled and dev.get(name) == bundled[name], (name, dev.get(name), bundled.get(name))
+
+
+def test_the_older_transformers_is_pinned_exactly_and_differs_from_the_main_one() -> None:
+    """`make test-transformers-older`'s release (tools/transformers-venv.sh installs only these)."""
+    lines = (ROOT / "tools" / "transformers-older.txt").read_text().splitlines()
+    wanted = [line for line in lines if line.strip() and not line.startswith("#")]
+    assert wanted and all(PIN.match(line) for line in wanted), wanted
+    dev = pins(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["dev"]
+    )
+    assert pins(wanted)["transformers"] != dev["transformers"]

@@ -17,3 +17,16 @@ test-versions-fast: setup
 # which differences are torch's own).
 examples-diff: setup
 	$(PY) tools/examples_diff.py $(TORCH_VERSIONS)
+
+# The transformers tests on a second release a year older than pyproject.toml's (issue 44): pins in
+# tools/transformers-older.txt, its venv made once by tools/transformers-venv.sh (cached under
+# .venv-transformers/, ~10 s, ~135 MB); pytest runs in $(VENV), the worker in that venv (~2 min).
+# The in-process decode-step test is left out: it imports this interpreter's transformers.
+TRANSFORMERS_TESTS ?= tests/realcode/test_transformers_cache.py tests/realcode/test_decode_step.py \
+  'tests/compile/test_compile_training.py::test_each_break_torch_reports_in_a_training_step_is_found_on_its_line[hf_bert-train_bert_hf.py]'
+TRANSFORMERS_DESELECT ?= --deselect tests/realcode/test_decode_step.py::test_the_decode_step_puts_the_cache_back
+
+.PHONY: test-transformers-older
+test-transformers-older: setup
+	python=$$(VENV=$(VENV) sh tools/transformers-venv.sh) && \
+	  EXPORTLENS_TEST_PYTHON=$$python $(PY) -m pytest -q -p no:cacheprovider $(TRANSFORMERS_TESTS) $(TRANSFORMERS_DESELECT)

@@ -37,12 +37,50 @@ def _import_bindings(tree: ast.Module) -> Iterator[tuple[str, str]]:
 
 
 def torch_imports(tree: ast.Module) -> dict[str, str]:
-    """Local names bound by `from torch... import X [as Y]` / `import torch... as Y`."""
-    return {
+    """Local names bound by `from torch... import X [as Y]` / `import torch... as Y`, and the names
+    the file binds to a library wrapper's instance (`exporter_instances`)."""
+    imports = {
         local: full
         for local, full in _import_bindings(tree)
         if full.partition(".")[0] == "torch" or full in LIBRARY_EXPORTERS | LIBRARY_EXPORT_FUNCTIONS
     }
+    return imports | exporter_instances(tree, imports)
+
+
+def exporter_instances(tree: ast.Module, imports: dict[str, str]) -> dict[str, str]:
+    """`name -> "Class()"` for each name every assignment of the file binds to a LIBRARY_EXPORTERS
+    class's instance (`wrapper = TorchExportableModuleForDecoderOnlyLM(model, ...)`): whose
+    `.export(input_ids=...)` is the library's export. A name also bound to anything else is not
+    (which object reaches the call only running says)."""
+    bound: dict[str, set[str | None]] = {}
+    for node in ast.walk(tree):
+        pairs: list[tuple[ast.expr | None, ast.expr | None]]
+        if isinstance(node, ast.Assign):
+            pairs = [(t, node.value) for t in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.withitem)):
+            pairs = [(node.target if isinstance(node, (ast.For, ast.AsyncFor)) else node.optional_vars, None)]
+        else:
+            continue
+        for target, value in pairs:
+            if isinstance(target, ast.Name):
+                bound.setdefault(target.id, set()).add(_exporter_built(value, imports))
+            elif target is not None:  # unpacking: the names it binds hold something else
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        bound.setdefault(name.id, set()).add(None)
+    return {
+        name: f"{next(iter(built))}()"
+        for name, built in bound.items()
+        if len(built) == 1 and None not in built
+    }
+
+
+def _exporter_built(value: ast.expr | None, imports: dict[str, str]) -> str | None:
+    if isinstance(value, ast.Call) and (full := resolve(dotted(value.func), imports)) in LIBRARY_EXPORTERS:
+        return full
+    return None
 
 
 @functools.lru_cache(maxsize=4)  # the same (cached, read-only) tree for every module of a file
@@ -65,7 +103,7 @@ def is_export_call(node: ast.AST, imports: dict[str, str]) -> bool:
         return False
     full = resolve(dotted(node.func), imports)
     if not full:
-        return False
+        return is_library_export_call(node, imports)  # `Wrapper(model).export(input_ids=...)`
     module, _, function = full.rpartition(".")
     if function in EXPORT_FUNCTIONS and module in {"torch.export", "torch.export.export"}:
         return True
@@ -73,14 +111,18 @@ def is_export_call(node: ast.AST, imports: dict[str, str]) -> bool:
 
 
 def is_library_export_call(node: ast.Call, imports: dict[str, str]) -> bool:
-    """`wrapper.export(input_ids=...)` in a file that imports a LIBRARY_EXPORTERS class."""
-    return (
+    """`wrapper.export(input_ids=...)` on a LIBRARY_EXPORTERS instance: a name the file binds only
+    to one (`exporter_instances`, in `imports`), or the construction itself."""
+    if not (
         isinstance(node.func, ast.Attribute)
         and node.func.attr == "export"
-        and isinstance(node.func.value, ast.Name)
         and any(k.arg in TOKEN_KEYWORDS for k in node.keywords)
-        and any(full in LIBRARY_EXPORTERS for full in imports.values())
-    )
+    ):
+        return False
+    receiver = node.func.value
+    if isinstance(receiver, ast.Name):
+        return imports.get(receiver.id) in {f"{c}()" for c in LIBRARY_EXPORTERS}
+    return _exporter_built(receiver, imports) is not None
 
 
 def contains_export_call(node: ast.AST, imports: dict[str, str]) -> bool:

@@ -4,7 +4,7 @@
 The export is transformers' own: `TorchExportableModuleWithStaticCache` called with `input_ids` and
 `cache_position` as `transformers.integrations.executorch.convert_and_export_with_cache` calls it, and
 generation then feeds that program one token at the next cache position (the wrapper's `generate`).
-torch's verdict (torch 2.13.0, transformers 5.25.0, by hand): all three prefills below export; with
+torch's verdict (torch 2.13.0, transformers 5.25.0 and 4.57.3, by hand): all three prefills below export; with
 `max_cache_len=8` and an 8-token prompt the decode step raises `index_copy_(): index 8 is out of bounds
 for dimension 2 with size 8` in `transformers/cache_utils.py` (called from `modeling_llama.py`); a
 static prefill's program refuses one token (`Guard failed: input_ids.size()[1] == 8`); with room in
@@ -58,7 +58,7 @@ def _check(tmp_path: Path, script: str) -> tuple[list[dict[str, object]], str]:
     (tmp_path / "export_llama.py").write_text(script)
     out = run_cli("export_llama.py", "--no-cache", "--format", "json", cwd=tmp_path, python=WORKER_PYTHON)
     (entry,) = json.loads(out.stdout)["files"]
-    statuses = " ".join(f"{m['class']}={m['status']}" for m in entry["modules"] if "class" in m)
+    statuses = " ".join(f"{m.get('class', m['name'])}={m['status']}" for m in entry["modules"])
     return entry["diagnostics"], f"{statuses}\n{out.stdout}{out.stderr}"
 
 
@@ -156,6 +156,29 @@ def test_the_wrappers_own_export_is_checked_prefill_and_decode(tmp_path: Path) -
     found, output = _check(tmp_path, wrapped + dim)
     assert [d for d in found if d["severity"] in ("error", "warning")] == [], output
     assert output.startswith("TorchExportableModuleWithStaticCache=exported\n"), output  # checked, not missed
+
+
+def test_another_objects_export_with_input_ids_is_not_the_wrappers(tmp_path: Path) -> None:
+    """In a file that uses the wrapper, a tokenizer-side helper's `.export(input_ids=...)` is not
+    transformers' export: only the wrapper's call is checked, and it exports clean."""
+    script = LLAMA_MODEL + (
+        "from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM\n\n"
+        "class Saver:\n"
+        "    def export(self, input_ids):\n"
+        "        return input_ids.tolist()\n\n"
+        'model.generation_config.cache_implementation = "static"\n'
+        "ids = torch.randint(0, 128, (1, 8))\n"
+        "saved = Saver().export(input_ids=ids)\n"
+        "saver = Saver()\n"
+        "saver.export(input_ids=ids)\n"
+        "wrapper = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=32)\n"
+        'seq = torch.export.Dim("seq", max=31)\n'
+        "program = wrapper.export(input_ids=ids, cache_position=torch.arange(8),\n"
+        '                         dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}})\n'
+    )
+    found, output = _check(tmp_path, script)
+    assert found == [], output  # once: Saver's call checked as the wrapper's, an `inputs-error`
+    assert output.startswith("TorchExportableModuleWithStaticCache=exported\n"), output  # alone
 
 
 def test_convert_and_export_with_cache_is_checked_as_the_library_exports(tmp_path: Path) -> None:

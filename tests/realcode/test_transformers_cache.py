@@ -1,7 +1,7 @@
 """A Hugging Face causal LM exported as people write it (issue 44): real transformers (pinned), real
 torch, a tiny Llama from a config, random weights, nothing downloaded.
 
-torch's verdict (torch 2.13.0, transformers 5.25.0, by hand): `torch.export.export(model, (ids,),
+torch's verdict (torch 2.13.0, transformers 5.25.0 and 4.57.3, by hand): `torch.export.export(model, (ids,),
 dynamic_shapes=...)` raises "Found <class 'transformers.cache_utils.DynamicCache'> in output,
 which is not a known type"; the installed library's `TorchExportableModuleForDecoderOnlyLM` with
 `generation_config.cache_implementation = "static"` exports. The finding's advice is read from the
@@ -9,7 +9,6 @@ installed transformers' own `integrations/executorch.py`, and what it advises ex
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 from exportlens.diagnosis.library_export import cache_advice, recipes
 from tests.cli.test_cli import run_cli
 from tests.conftest import WORKER_PYTHON, line_of
+from tests.installed_transformers import installed
 
 pytestmark = pytest.mark.slow
 
@@ -94,9 +94,8 @@ def test_what_is_advised_exports_with_the_cache(tmp_path: Path) -> None:
 
 
 def test_the_recipes_are_read_from_the_installed_file() -> None:
-    spec = importlib.util.find_spec("transformers")  # its folder, not imported
-    assert spec is not None and spec.submodule_search_locations, "the dev extra installs transformers"
-    package = Path(next(iter(spec.submodule_search_locations)))
+    """The checked interpreter's transformers (5.25.0, or `make test-transformers-older`'s 4.57.3)."""
+    _, package = installed()
     found = recipes(str(package))
     assert found is not None and found.wrapper == "TorchExportableModuleForDecoderOnlyLM"
     assert {"batch_size", "max_cache_len"} <= set(found.wrapper_arguments)

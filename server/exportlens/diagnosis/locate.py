@@ -18,6 +18,7 @@ from ..document import Document
 from ..findings import Range, Related
 from ..reading import read_document
 from ..textpos import SourceText, utf16_len
+from ..worker.wire.export_call import export_argument
 from ..worker.wire.records import FailureRecord, Frame
 from . import columns
 from .context import DiagnosisContext
@@ -230,9 +231,9 @@ def export_call_place(ctx: DiagnosisContext, part: str) -> Place | None:
         return None
     node: ast.expr = call
     if part == "dynamic_shapes":
-        node = next((k.value for k in call.keywords if k.arg == "dynamic_shapes"), call)
-    elif part == "args" and len(call.args) > 1:
-        node = call.args[1]
+        node = export_argument(call, "dynamic_shapes") or call
+    elif part == "args":
+        node = export_argument(call, "args") or call
     text = ctx.document.source_text
     same_line = node.end_lineno == node.lineno
     span = text.span(

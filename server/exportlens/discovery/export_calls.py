@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..syntax import child_bodies, contains_export_call, is_export_call
+from ..worker.wire.export_call import export_argument
 from .built_class import built_class, statements_before
 from .compile_calls import first_compiled_call
 from .loops import Step, entering
@@ -71,7 +72,7 @@ def _calls_in_statement(stmt: ast.stmt, imports: dict[str, str]) -> list[ast.Cal
 def _describe(
     call: ast.Call, prelude: list[Step], source: str, tree: ast.Module, scopes: list[list[ast.stmt]]
 ) -> ExportCall:
-    first = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "mod"), None)
+    first = export_argument(call, "mod")
     if first is None and isinstance(call.func, ast.Attribute):  # a library wrapper's `.export(...)`
         first = call.func.value
     text = ast.get_source_segment(source, first) or "" if first is not None else ""

@@ -16,6 +16,7 @@ import ast
 from typing import Any
 
 from ..document import Document
+from ..worker.wire.export_call import export_argument
 from .edits import Edit, ensure_import, indent_of, span_edits
 from .model import Fix
 from .small import export_call
@@ -148,9 +149,10 @@ def _bigger_example(
     module: str | None,
 ) -> list[Fix]:
     """Size 2 instead of 0/1 in the example tensors on the dims that use Dim `dim`."""
-    if shapes is None or len(call.args) < 2 or not isinstance(call.args[1], (ast.Tuple, ast.List)):
+    given = export_argument(call, "args")
+    if shapes is None or not isinstance(given, (ast.Tuple, ast.List)):
         return []
-    examples = call.args[1].elts
+    examples = given.elts
     params = forward_params(doc.tree, module)
     entries: list[tuple[int, ast.expr]] = []
     if isinstance(shapes, ast.Dict):

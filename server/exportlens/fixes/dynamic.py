@@ -14,6 +14,7 @@ from typing import Any
 from ..discovery import discovery_of
 from ..document import Document
 from ..syntax import span
+from ..worker.wire.export_call import export_argument
 from .dims import forward_params, is_bound, rank_of, size_arg
 from .edits import ensure_import, span_edits
 from .model import Fix
@@ -28,9 +29,9 @@ def dynamic_fixes(doc: Document, limit: int = 4) -> list[Fix]:
     fixes: list[Fix] = []
     for subject in discovery_of(doc).subjects:
         call = export_call(doc, subject.name) if subject.inputs.get("kind") == "export-call" else None
-        if call is None or any(k.arg == "dynamic_shapes" for k in call.keywords) or len(call.args) < 2:
+        if call is None or export_argument(call, "dynamic_shapes") is not None:
             continue
-        examples = call.args[1]
+        examples = export_argument(call, "args")
         if not isinstance(examples, (ast.Tuple, ast.List)):
             continue
         params = forward_params(tree, subject.class_name)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..discovery import discovery_of
 from ..document import Document
+from ..worker.wire.export_call import export_argument
 from .edits import Edit, indent_of, node_lines, reindent, span_edits
 from .model import Fix, refused
 
@@ -55,9 +56,9 @@ def export_call(doc: Document, module: str | None) -> ast.Call | None:
 def _eval(doc: Document, code: str, module: str | None) -> list[Fix]:
     title = "Export in eval mode: `.eval()` on the module at the export call"
     call = export_call(doc, module)
-    if call is None or not call.args:
+    arg = export_argument(call, "mod") if call is not None else None
+    if arg is None:
         return [refused(title, code, "eval", "the module is not exported by an export call in this file")]
-    arg = call.args[0]
     text = ast.get_source_segment(doc.text, arg) or ast.unparse(arg)
     if text.endswith(".eval()"):
         return []

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ..discovery import discovery_of
 from ..document import Document
 from ..findings import Finding
-from ..syntax import contains_export_call, import_aliases
+from ..syntax import contains_export_call, exporter_instances, import_aliases
 from ..textpos import SourceText
 from .building import bound, builders
 from .cells import Cell, Notebook
@@ -46,7 +46,7 @@ def decide(notebook: Notebook) -> Runs:
         tree = ast.parse(notebook.text)
     except (SyntaxError, ValueError):
         return Runs(notebook.text)  # runs nothing: Python refuses the text, its syntax error is said
-    imports = import_aliases(tree)
+    imports = import_aliases(tree) | exporter_instances(tree, import_aliases(tree))
     export_cells = {
         id(span)
         for stmt in tree.body

@@ -24,6 +24,7 @@ from typing import Any
 import torch
 
 from ..core.attempt import Attempt
+from ..wire.export_call import export_argument
 from ..wire.protocol import CompileCallInputs, ExportCallInputs, InputsSpec
 from .prelude import find_node as _find
 from .prelude import run_prelude
@@ -87,22 +88,24 @@ def _from_export_call(
     if is_library_function(value(call.func)):  # the library wraps the model and exports it itself
         given = {k.arg: value(k.value) for k in call.keywords if k.arg}
         return function_attempt(value(call.func), [value(a) for a in call.args], given)
-    module = value(call.args[0])
-    args = value(call.args[1]) if len(call.args) > 1 else ()
-    kwargs = value(call.args[2]) if len(call.args) > 2 else None
-    keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    if "args" in keywords:
-        args = value(keywords["args"])
-    if "kwargs" in keywords:
-        kwargs = value(keywords["kwargs"])
-    if not isinstance(args, tuple):
+
+    def argument(name: str) -> Any:
+        node = export_argument(call, name)
+        return None if node is None else value(node)
+
+    # positional or keyword (`export(mod=Net(), args=(x,))`), as torch's signature takes them
+    args = argument("args")
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
         args = tuple(args) if isinstance(args, list) else (args,)
+    strict = export_argument(call, "strict")
     return Attempt(
-        module,
+        argument("mod"),
         args,
-        dict(kwargs or {}),
-        value(keywords["dynamic_shapes"]) if "dynamic_shapes" in keywords else None,
-        bool(value(keywords["strict"])) if "strict" in keywords else None,
+        dict(argument("kwargs") or {}),
+        argument("dynamic_shapes"),
+        None if strict is None else bool(value(strict)),
     )
 
 

@@ -3,7 +3,7 @@ the library's `convert_and_export_with_cache(model, example_input_ids, example_c
 
 The method calls `torch.export.export(self.model, args=(), kwargs={input_ids | inputs_embeds,
 cache_position}, dynamic_shapes=..., strict=strict if given else True)`, with `cache_position`
-defaulting to `arange` of the sequence (transformers 5.25.0's integrations/executorch.py); the
+defaulting to `arange` of the sequence (integrations/executorch.py of transformers 5.25.0 and 4.57.3); the
 job exports that same call, so the prefill and its decode step are checked as the wrapper makes them.
 The function wraps the model in `TorchExportableModuleWithStaticCache(model)` and exports it with
 `input_ids` (default `[[1]]`) and `cache_position` (default `[0]`), strict unless told otherwise.
