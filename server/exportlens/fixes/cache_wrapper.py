@@ -90,8 +90,12 @@ def wrapper_fixes(doc: Document, code: str, data: dict[str, Any], module: str | 
         f"{inner}cache_position=torch.arange({ids_text}.shape[1]),\n"
         f"{inner}dynamic_shapes={shapes}{given},\n{ind})"
     )
-    first = statement.lineno - 1
-    edits = [Edit(first, first, "".join(f"{ind}{b}\n" for b in before)), *span_edits(doc, [(call, new)])]
+    first, lead = statement.lineno - 1, "".join(f"{ind}{b}\n" for b in before)
+    (replaced,) = span_edits(doc, [(call, new)])
+    if replaced.first == first:  # one edit: an insertion where another starts is two LSP edits at one spot
+        edits = [Edit(first, replaced.end, lead + replaced.text)]
+    else:
+        edits = [Edit(first, first, lead), replaced]
     edits += ensure_import(doc, MODULE, name)
     title = f"Export with a static cache through transformers' `{name}` ({said})"
     fix = Fix(title, code, "cache-wrapper", edits, {"compare": "self", "decode": True})
