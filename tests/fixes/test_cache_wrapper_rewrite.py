@@ -112,12 +112,28 @@ def test_the_installed_copys_own_argument_names_are_used() -> None:
     assert "max_batch_size=ids.shape[0]" in text and "batch_size=ids" not in text.replace("max_batch", "")
 
 
+def test_ids_given_by_keyword_are_the_wrappers_input_ids() -> None:
+    text = proposed(
+        HEAD
+        + "seq = torch.export.Dim('seq', max=16)\n"
+        + "program = torch.export.export(\n"
+        + "    model, (), {'input_ids': ids}, dynamic_shapes={'input_ids': {1: seq}}\n"
+        + ")\n"
+    )
+    assert "max_cache_len=16)" in text and "    input_ids=ids,\n" in text, text
+
+
 def test_calls_and_copies_the_wrapper_cannot_take_get_no_rewrite() -> None:
     static = HEAD + "program = torch.export.export(model, (ids,))\n"
     for source, found in (
         # the wrapper feeds the token ids and the cache position only
         (HEAD + "program = torch.export.export(model, (ids,), {'attention_mask': ids})\n", None),
         (HEAD + "program = torch.export.export(model, (ids, ids))\n", None),
+        (
+            HEAD + "program = torch.export.export(model, (), {'input_ids': ids, 'attention_mask': ids})\n",
+            None,
+        ),
+        (HEAD + "program = torch.export.export(model, examples)\n", None),
         # a copy whose wrapper takes no max_cache_len, or whose export takes no cache position
         (static, data(arguments=["batch_size"])),
         (static, data(export=["input_ids", "dynamic_shapes"])),

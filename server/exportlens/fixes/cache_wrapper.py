@@ -110,20 +110,33 @@ def _parts(doc: Document, call: ast.Call) -> tuple[ast.expr, ast.expr, int | Non
     model = call.args[0] if call.args else keywords.get("mod")
     examples = call.args[1] if len(call.args) > 1 else keywords.get("args")
     extra = call.args[2] if len(call.args) > 2 else keywords.get("kwargs")
-    if model is None or not isinstance(examples, (ast.Tuple, ast.List)) or len(examples.elts) != 1:
+    ids = _ids(examples, extra)
+    if model is None or ids is None:
         return None  # the wrapper takes the token ids alone (and the cache position it makes)
-    if extra is not None and not (isinstance(extra, ast.Dict) and not extra.keys):
-        return None
     if set(keywords) - {"mod", "args", "kwargs", "dynamic_shapes", "strict"}:
         return None
     shapes = keywords.get("dynamic_shapes")
     dim = _ids_dim(shapes) if shapes is not None else None
     return (
         model,
-        examples.elts[0],
+        ids,
         _dim_max(doc.tree, dim, call) if dim is not None else None,
         keywords.get("strict"),
     )
+
+
+def _ids(examples: ast.expr | None, extra: ast.expr | None) -> ast.expr | None:
+    """The token ids, when they are all the call feeds: `(ids,)`, or `()` with `{"input_ids": ids}`."""
+    given = examples.elts if isinstance(examples, (ast.Tuple, ast.List)) else None
+    named = extra if isinstance(extra, ast.Dict) else None
+    if (given is None and examples is not None) or (extra is not None and named is None):
+        return None
+    keys = [k.value if isinstance(k, ast.Constant) else None for k in (named.keys if named else [])]
+    if given and len(given) == 1 and not keys:
+        return given[0]
+    if not given and keys == ["input_ids"] and named is not None:
+        return named.values[0]
+    return None
 
 
 def _ids_dim(shapes: ast.expr) -> ast.expr | None:
