@@ -56,11 +56,17 @@ class Bare(nn.Module):
         return x + 1
 
 
+class Lm(nn.Module):
+    def forward(self, input_ids):
+        return input_ids + 1
+
+
 if __name__ == "__main__":
     bx, by = torch.export.Dim("bx"), torch.export.Dim("by")
     torch.export.export(
         M(), (torch.randn(1, 16), torch.randn(8, 16)), dynamic_shapes={"x": {0: bx}, "y": {0: by}}
     )
+    lm_program = torch.export.export(Lm(), (torch.randint(0, 8, (1, 4)),))
 """
 
 
@@ -72,6 +78,18 @@ def line(text: str) -> int:
 LIBRARY_LOGGING = {
     "library": ["/venv/site-packages/transformers/utils/generic.py", 1189],
     "logger_method": "info",
+}
+
+# A causal LM's returned cache, with the wrapper the installed transformers defines (diagnosis/outputs.py)
+CACHE = {
+    "class": "DynamicCache",
+    "library": "transformers",
+    "wrapper": {
+        "name": "TorchExportableModuleForDecoderOnlyLM",
+        "arguments": ["batch_size", "max_cache_len"],
+        "export": ["input_ids", "cache_position", "dynamic_shapes"],
+        "requires": [["cache_implementation", '"static"']],
+    },
 }
 
 DYNAMIC_SHAPE = {"gb_id": "gb0036", "gb_type": "Dynamic shape operator"}  # `x[mask]`, `nonzero`
@@ -93,6 +111,7 @@ FINDINGS = [
     ("tensor-attribute-not-buffer", line("self.last"), {"name": "last"}, "M"),
     ("no-example-inputs", line("class Bare"), {}, "Bare"),
     ("unflattenable-output", line("return Out(x"), {"class": "Out"}, "M"),
+    ("unflattenable-output", line("torch.export.export(Lm()"), CACHE, "Lm"),
     ("compile-graph-break", line("print("), {}, "M"),
     ("compile-graph-break", line("if x.sum()"), {}, "Sign"),
     ("compile-graph-break", line("if x.max()"), {}, "M"),

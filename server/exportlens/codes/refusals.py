@@ -211,7 +211,7 @@ CODES: dict[str, Code] = {
             "or return a tuple / dict of tensors",
             tracer="both",
             library=True,
-            fixes=("register-dataclass",),
+            fixes=("register-dataclass", "cache-wrapper"),
         ),
         # The classification's deliberate fallback: a refusal that no code above describes.
         _c("export-error", "torch.export failed", "see the message", tracer="both", library=True),

@@ -40,6 +40,7 @@ class ExportRecipes:
     requires: tuple[tuple[str, str], ...]  # generation_config attribute -> the value it must have
     dynamic: tuple[str, ...]  # the DynamicCache helpers it has
     seq2seq_arguments: tuple[str, ...] | None = None  # SEQ2SEQ's constructor's, when it is defined
+    export_arguments: tuple[str, ...] = ()  # the wrapper's `.export(...)`'s (input_ids, cache_position…)
 
 
 def transformers_folder(record: FailureRecord) -> str | None:
@@ -71,19 +72,20 @@ def _read(path: str, _stamp: int) -> ExportRecipes | None:
     defined = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
     wrapper = next((w for w in WRAPPERS if w in defined), None)
     arguments: tuple[str, ...] = ()
+    exports: tuple[str, ...] = ()
     if wrapper is not None and isinstance(node := defined[wrapper], ast.ClassDef):
         arguments = _init_arguments(node)
+        exports = _init_arguments(node, "export")
     static = defined.get("TorchExportableModuleWithStaticCache")
     requires = _required_generation_config(static) if isinstance(static, ast.ClassDef) else ()
     seq2seq = defined.get(SEQ2SEQ)
     encoder_decoder = _init_arguments(seq2seq) if isinstance(seq2seq, ast.ClassDef) else None
-    return ExportRecipes(
-        wrapper, arguments, requires, tuple(n for n in DYNAMIC if n in defined), encoder_decoder
-    )
+    dynamic = tuple(n for n in DYNAMIC if n in defined)
+    return ExportRecipes(wrapper, arguments, requires, dynamic, encoder_decoder, exports)
 
 
-def _init_arguments(cls: ast.ClassDef) -> tuple[str, ...]:
-    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+def _init_arguments(cls: ast.ClassDef, method: str = "__init__") -> tuple[str, ...]:
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == method), None)
     if init is None:
         return ()
     names = [a.arg for a in init.args.args + init.args.kwonlyargs]

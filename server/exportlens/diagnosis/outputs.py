@@ -20,7 +20,7 @@ from ..worker.wire.records import FailureRecord
 from .context import DiagnosisContext
 from .kinds import Kind
 from .libraries import installed
-from .library_export import cache_advice, recipes, transformers_folder
+from .library_export import SEQ2SEQ_CACHES, cache_advice, recipes, transformers_folder
 from .locate import Place, is_workspace
 
 CODE = "unflattenable-output"
@@ -50,6 +50,14 @@ def output_kind(record: FailureRecord) -> Kind | None:
         found = recipes(package) if package else None
         fix = {"type": full, "class": name, "library": "transformers"}
         fix["hint"] = cache_advice(found, version[1] if version else None, name)
+        if found is not None and found.wrapper and name not in SEQ2SEQ_CACHES:
+            # what fixes/cache_wrapper.py rewrites the call to, as this installed copy defines it
+            fix["wrapper"] = {
+                "name": found.wrapper,
+                "arguments": list(found.wrapper_arguments),
+                "export": list(found.export_arguments),
+                "requires": [list(pair) for pair in found.requires],
+            }
     elif "Cache" in name:
         hint = f"export without the cache (`use_cache=False` in the config or call), or {hint}"
         fix["hint"] = hint

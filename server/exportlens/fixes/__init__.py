@@ -5,7 +5,8 @@ each holding the text it proposes as one `Document` (`Fix.candidate`); `proof.py
 a worker job that exports that text and compares it with eager mode.  One module
 per kind: cond.py (torch.cond / torch.where), checks.py (torch._check), dims.py (Dim declarations,
 dynamic_shapes, examples), small.py (.eval(), buffers, side effects, an export call), compiled.py
-(graph breaks: proven by compiling the candidate instead).
+(graph breaks: proven by compiling the candidate instead), cache_wrapper.py (a causal LM's
+cache: the library's exportable wrapper, proven by its decode step too).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def fixes_for(
     doc: Document, code: str, line: int, data: dict[str, Any] | None, module: str | None
 ) -> list[Fix]:
     """Candidate fixes for a finding with `code` on 0-based `line`; only those whose text parses."""
-    from . import checks, compiled, cond, dims, small
+    from . import cache_wrapper, checks, compiled, cond, dims, small
 
     data = data or {}
     found: list[Fix] = []
@@ -36,6 +37,7 @@ def fixes_for(
     if code.startswith("dim") or code in ("example-outside-dim-range",):
         found += dims.dim_fixes(doc, line, code, data, module)
     found += small.small_fixes(doc, line, code, data, module)
+    found += cache_wrapper.wrapper_fixes(doc, code, data, module)
     good = []
     for fix in found:
         fix.module = fix.module or module

@@ -15,6 +15,7 @@ class Fix:
     title: str  # what it does; the proof's verdict is appended when known
     code: str  # the diagnostic code it answers
     kind: str  # cond | where | check | dims | eval | buffer | guard-print | remove | export-call | example
+    # | register-dataclass | cache-wrapper
     edits: list[Edit]
     # How the worker proves it (worker/job/verify.py): {"compare": "original" | "self", "flip": bool}.
     # None: nothing to prove (a refusal).

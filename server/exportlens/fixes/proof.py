@@ -30,6 +30,7 @@ class Proof:
     refined: Any = None  # dynamic_shapes as torch narrowed them (make-dynamic fixes)
     checked: bool = True  # False: there was nothing to prove it with (`reason` says why)
     compiled: bool = False  # a graph break's fix: "exports" means torch.compile breaks no graph there
+    decoded: int | None = None  # a cache fix: the decode step's cache position that matched generation
 
     @property
     def proven(self) -> bool:
@@ -49,6 +50,11 @@ class Proof:
             return f"(exports; {self.reason})" if self.reason else "(exports)"
         if self.refined is not None:
             return "(exports with the range torch derived; matches eager)"
+        if self.decoded is not None:
+            return (
+                f"(exports; the prefill and the decode step at cache position {self.decoded} match"
+                " eager generation's logits)"
+            )
         if self.branches_checked == 2:
             return "(exports; matches eager on both branches)"
         if self.branches_checked == 1:
@@ -174,4 +180,5 @@ def verdict(outcome: JobOutcome, fix: Fix) -> Proof:
         compared,
         raw.get("refined"),
         compiled=(fix.verify or {}).get("compile") is not None,
+        decoded=raw.get("decoded"),
     )

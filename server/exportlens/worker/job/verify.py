@@ -5,6 +5,7 @@ job["source"] is the buffer with the fix applied; job["verify"] (a protocol.Veri
   (a rewrite must not change behaviour); "self" — match the patched module in eager (`.eval()`,
   Dim edits: the fix changes what is exported on purpose).
 - "buffer": a name the exported program must update (a registered-buffer fix);
+- "decode": the prefill and first decode step must give eager generation's logits (decode_proof.py);
 - "original": {"source", "target", "load_until"} of the unpatched buffer (for "original").
 - "branch_line": 1-based first line of the `if`'s true branch in the original: the eager run is
   line-traced to see which branch each input takes, and inputs are varied (negated, zeroed,
@@ -97,6 +98,10 @@ def verify(job: JobMessage, spec: VerifySpec) -> JobAnswer:
     reference = _reference(job, spec, attempt)
     where = spec["elsewhere"]["path"] if "elsewhere" in spec else path  # the file the fix is in
     compare(program.module(), reference, attempt.args, attempt.kwargs, where, spec, result)
+    if spec.get("decode") and result["matches"]:
+        from .decode_proof import decode_matches
+
+        decode_matches(program, attempt, result)
     return {"status": "exported", "strict": strict, "verify": result}
 
 

@@ -195,6 +195,7 @@ class VerifySpec(_VerifyRequired, total=False):
     branch_line: int  # 1-based first line of the `if` branch that inputs are varied to reach
     branch_polarity: bool
     refine: bool  # let torch narrow new Dims from its "Suggested fixes:"
+    decode: bool  # a cache-keeping fix: the first decode step must match eager generation too
     original: OriginalBuffer  # with compare "original"
     compile: CompileProof  # compiled as the job's `compile` says instead of exported
     elsewhere: ProvenElsewhere  # the fix is in a file the job's file imports (its `lines` are there)
@@ -241,6 +242,7 @@ class _VerdictRequired(TypedDict):
 
 class VerifyVerdict(_VerdictRequired, total=False):
     refined: Any  # the dynamic_shapes torch narrowed, as JSON
+    decoded: int  # the cache position of the decode step that matched eager generation
 
 
 class ExitInfo(TypedDict, total=False):
