@@ -173,7 +173,9 @@ def _compiled_subjects(
             else known or _subject_name(call.class_name or call.function or call.name)
         )
         node = classes[known] if known and not both else call.node
-        options = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
+        options: dict[str, Any] = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
+        if call.switches:
+            options["switches"] = call.switches
         subject = Subject(name, None if both else known, node, spec, compile=options, function=call.function)
         subjects.append(subject)
     return subjects
