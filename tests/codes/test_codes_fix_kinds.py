@@ -61,6 +61,10 @@ if __name__ == "__main__":
     torch.export.export(
         M(), (torch.randn(1, 16), torch.randn(8, 16)), dynamic_shapes={"x": {0: bx}, "y": {0: by}}
     )
+    hf = M()
+    hf.gradient_checkpointing_enable()
+    fast = torch.compile(hf)
+    fast(torch.randn(1, 16), torch.randn(8, 16))
 """
 
 
@@ -103,6 +107,9 @@ FINDINGS = [
     ("compile-graph-break", line("x.reshape"), DYNAMIC_SHAPE, "M"),
     ("compile-graph-break-fullgraph", line("x.reshape"), DYNAMIC_SHAPE, "M"),
     ("compile-graph-break-fullgraph", line("torch.export.export("), LIBRARY_LOGGING, "M"),
+    # transformers' own configuration (`use_cache=False`) for a checkpointed model's compiled call
+    ("compile-graph-break", line("fast(torch.randn"), LIBRARY_LOGGING, "M"),
+    ("compile-graph-break-fullgraph", line("fast(torch.randn"), LIBRARY_LOGGING, "M"),
 ]
 
 
