@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.test_cli import run_cli
+from tests.conftest import WORKER_PYTHON
 
 MNIST_NET = """
     import torch
@@ -82,7 +83,7 @@ MLP = """
 def _recompiles(tmp_path: Path, source: str) -> tuple[list[str], list[dict[str, Any]]]:
     lines = textwrap.dedent(source).lstrip("\n")
     (tmp_path / "net.py").write_text(lines)
-    out = run_cli("net.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    out = run_cli("net.py", "--no-cache", "--format", "json", cwd=tmp_path, python=WORKER_PYTHON)
     assert out.returncode == 0, out.stdout + out.stderr
     found = [d for f in json.loads(out.stdout)["files"] for d in f["diagnostics"]]
     return lines.splitlines(), [d for d in found if d["code"] == "compile-recompile"]
