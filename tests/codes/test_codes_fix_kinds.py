@@ -67,6 +67,10 @@ if __name__ == "__main__":
         M(), (torch.randn(1, 16), torch.randn(8, 16)), dynamic_shapes={"x": {0: bx}, "y": {0: by}}
     )
     lm_program = torch.export.export(Lm(), (torch.randint(0, 8, (1, 4)),))
+    hf = M()
+    hf.gradient_checkpointing_enable()
+    fast = torch.compile(hf)
+    fast(torch.randn(1, 16), torch.randn(8, 16))
 """
 
 
@@ -122,6 +126,9 @@ FINDINGS = [
     ("compile-graph-break", line("x.reshape"), DYNAMIC_SHAPE, "M"),
     ("compile-graph-break-fullgraph", line("x.reshape"), DYNAMIC_SHAPE, "M"),
     ("compile-graph-break-fullgraph", line("torch.export.export("), LIBRARY_LOGGING, "M"),
+    # transformers' own configuration (`use_cache=False`) for a checkpointed model's compiled call
+    ("compile-graph-break", line("fast(torch.randn"), LIBRARY_LOGGING, "M"),
+    ("compile-graph-break-fullgraph", line("fast(torch.randn"), LIBRARY_LOGGING, "M"),
 ]
 
 

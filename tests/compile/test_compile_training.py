@@ -145,3 +145,19 @@ def test_a_library_breaks_fix_is_proven_only_when_that_library_line_no_longer_br
     _, line = found["fix"]["library"]  # type: ignore[index]
     code = f"SERVER = {str(ROOT / 'server')!r}\nLINE = {line}\n" + PROOF
     assert worker_torch.run(code) == ["still breaks", "still breaks", "proven"]
+
+
+def test_a_ppo_update_compiled_whole_is_not_run_and_its_compiled_loss_is_checked() -> None:
+    """cleanrl's PPO, the update compiled whole as LeanRL does: it runs `loss.backward()` and
+    `optimizer.step()`, which the check never runs, so it is not checked, on the backward's line.
+    The loss compiled alone is checked: torch breaks only inside `update` (lines 69, 71 and in
+    `torch/optim`), never in `ppo_loss`, and nothing is reported there."""
+    out = run_cli("train_ppo.py", "--no-cache", "--format", "json", cwd=CORPUS / "ppo", python=WORKER_PYTHON)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (report,) = json.loads(out.stdout)["files"]
+    found = [(d["range"]["start"]["line"] + 1, d["code"]) for d in report["diagnostics"]]
+    assert found == [(22, "no-example-inputs"), (71, "compile-not-checked")], found
+    message = next(d["message"] for d in report["diagnostics"] if d["code"] == "compile-not-checked")
+    assert "`update` not checked: the compiled function runs a training step (`loss.backward()`)" in message
+    (loss,) = [m for m in report["modules"] if m["name"] == "ppo_loss"]
+    assert (loss["status"], loss["compile"]["breaks"]) == ("compiled", 0), loss

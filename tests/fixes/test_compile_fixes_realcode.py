@@ -98,6 +98,24 @@ async def test_a_break_inside_transformers_is_fixed_in_the_users_file_by_torchs_
     assert await saved(server, uri, name, new) == []
 
 
+async def test_transformers_own_config_fix_for_the_checkpointing_break_is_proven(server: Session) -> None:
+    """The same HF step: the break is transformers' `use_cache` warning under gradient checkpointing.
+    transformers' own configuration, `model.config.use_cache = False` before the compile, is proven
+    (no break at the library's line; matches eager) and offered on the call's line; applied and saved,
+    the script has no finding. (`use_reentrant=False` still breaks there: not offered.)"""
+    name = "realcode_hf_bert_cache/train_bert_hf.py"
+    (server.root / "realcode_hf_bert_cache").mkdir(exist_ok=True)
+    uri, text = server.write(name, (CORPUS / "hf_bert" / "train_bert_hf.py").read_text())
+    found = await server.open_uri(uri, text)
+    call = next(i for i, line in enumerate(text.splitlines()) if "compiled(**batch)" in line)
+    assert [(d.code, d.range.start.line) for d in found] == [(BREAK, call)], [d.message for d in found]
+    fix = pick(await proven(server, uri, call), "Turn transformers' cache off before compiling")
+    assert fix.title.endswith("(no graph break there; matches eager)"), fix.title
+    new = apply_edit(text, (await resolve(server, fix)).edit, uri, 1)
+    assert "model.config.use_cache = False\ncompiled = torch.compile(model)\n" in new, new
+    assert await saved(server, uri, name, new) == []
+
+
 async def test_simclrs_boolean_masks_are_captured_in_the_graph(server: Session) -> None:
     """SimCLR's `info_nce_loss` (tests/compile/test_compile_training.py): four mask selections, each a
     data-dependent size torch breaks on. torch's `capture_dynamic_output_shape_ops` is proven (no break

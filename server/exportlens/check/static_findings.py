@@ -55,6 +55,8 @@ def anchor_range(text: SourceText, subject: Subject) -> Range:
 
 
 def no_inputs_finding(path: str, text: SourceText, subject: Subject) -> Finding:
+    if subject.inputs.get("why") == "training-step":
+        return training_step_finding(path, text, subject)
     needs_args = subject.inputs.get("why") == "constructor"
     reason = "its constructor needs arguments" if needs_args else "it has no example inputs"
     return Finding(
@@ -67,6 +69,27 @@ def no_inputs_finding(path: str, text: SourceText, subject: Subject) -> Finding:
             f"ExportLens cannot check `{subject.name}`: {reason}. Add an "
             f"`example_inputs(self)` method returning a tuple of tensors, or a "
             f'`torch.export.export({subject.name}(...), (inputs,))` call under `if __name__ == "__main__":`.'
+        ),
+    )
+
+
+def training_step_finding(path: str, text: SourceText, subject: Subject) -> Finding:
+    """A compiled function that runs `loss.backward()` / `optimizer.step()` itself: the check never
+    runs a training step (it would change the user's model), so it is not compiled; on that line."""
+    line = int(subject.inputs["line"]) - 1
+    step = str(subject.inputs.get("step", ""))
+    start = max(text.line(line).find(step.split("(")[0]), 0) if step else 0
+    return Finding(
+        path=path,
+        range=Range.of(line, start, line, utf16_len(text.line(line))),
+        severity="information",
+        code="compile-not-checked",
+        module=subject.name,
+        mode="compile",
+        message=(
+            f"torch.compile: `{subject.name}` not checked: the compiled function runs a training step "
+            f"(`{step}`), which ExportLens never runs. Compile the forward or the loss on its own "
+            "(`torch.compile(policy)`, a loss function) to have it checked."
         ),
     )
 

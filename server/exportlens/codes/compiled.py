@@ -17,6 +17,7 @@ BREAK_FIXES = (
     "reorder-logging",
     "capture-scalars",
     "ignore-logging",
+    "library-config",
     "capture-dynamic-shapes",
 )
 
@@ -51,6 +52,15 @@ CODES: dict[str, Code] = {
             "avoid specialising on the size here (keep it a tensor op, not a Python int or loop); "
             "`dynamic=True` / `mark_dynamic` only where the message says they were proven",
             severity="warning",
+            refusal=False,
+            tracer=None,
+        ),
+        _c(
+            "compile-not-checked",
+            "the compiled function runs a training step itself (`loss.backward()`, `optimizer.step()`), "
+            "which the check never runs, so it was not checked",
+            "compile the forward or the loss on its own to have it checked",
+            severity="information",
             refusal=False,
             tracer=None,
         ),

@@ -104,9 +104,13 @@ def first_call_range(ctx: DiagnosisContext) -> Range | None:
 def _recompile(raw: Recompile, ctx: DiagnosisContext, sources: Sources) -> Finding:
     frames = [_resolved(f, ctx) for f in raw.get("frames") or []]
     user = workspace_frames(frames, ctx)
-    message = (
-        _state_text(raw, ctx, bool(user)) if raw.get("dim") == "state" else _size_text(raw, ctx, bool(user))
-    )
+    dim = raw.get("dim")
+    if dim == "state":
+        message = _state_text(raw, ctx, bool(user))
+    elif dim in _SWITCHES:
+        message = _switch_text(raw, ctx)
+    else:
+        message = _size_text(raw, ctx, bool(user))
     fix = {"compile": True, "reason": raw.get("reason"), "dim": raw.get("dim")}
     if not user:
         return _finding(RECOMPILE, message, ctx, (ctx.path, ctx.anchor), [], url_for(RECOMPILE), fix)
@@ -159,6 +163,48 @@ def _state_text(raw: Recompile, ctx: DiagnosisContext, placed: bool) -> str:
         "Keep the changing value in a tensor (a registered buffer updated in place) or outside the forward."
     )
     return message + keep + (f" Checked: {failed}." if failed else "")
+
+
+_SWITCHES = {
+    "mode": (
+        "the script switches it to {value} mode (`.{value}()`, line {line})",
+        "This line reads the module's `training` flag (dropout and batch norm behave differently in "
+        "train and eval mode), and torch compiled the other mode. ",
+    ),
+    "dtype": (
+        "the script calls it in {value} (line {line})",
+        "torch keeps one compiled version per input and parameter dtype. ",
+    ),
+    "autocast": (
+        "the script calls it under autocast{dtype} (line {line})",
+        "torch compiled it without autocast; autocast is global state every compiled version is guarded on. ",
+    ),
+}
+
+
+def _switch_text(raw: Recompile, ctx: DiagnosisContext) -> str:
+    """A switch the script makes between calls (worker/job/switch_recompiles.py): one compile more,
+    kept; no setting removes it, so none is advised."""
+    value, _, line = str(raw.get("switch", "")).rpartition("@")
+    kind = str(raw.get("dim"))
+    what, why = _SWITCHES[kind]
+    said = what.format(value=value, line=line, dtype=f" ({value})" if value != "default" else "")
+    limit = raw.get("limit")
+    message = (
+        f"torch.compile: {ctx.label} recompiles when {said}: torch's guard failed: "
+        f"{raw.get('reason', '')}. {why}"
+        "Each such state costs one compile, kept beside the first, so switching back does not recompile"
+    )
+    message += (
+        f"; past {limit} versions (`torch._dynamo.config.recompile_limit`) torch runs it eagerly. "
+        if limit
+        else ". "
+    )
+    return message + (
+        "No torch setting removes it: keep the compiled model in one mode and dtype, or compile one per mode."
+        if kind == "mode"
+        else "No torch setting removes it: call the compiled model in one dtype (cast the inputs before it)."
+    )
 
 
 def _remedies(raw: Recompile) -> str:

@@ -148,6 +148,13 @@ def _compiled_subjects(
     """One subject per compiled object: fed its first call, else its class's inputs as for export."""
     subjects: list[Subject] = []
     for call in calls:
+        if call.training is not None:  # never run: the check makes no backward or optimizer step
+            line, step = call.training
+            none = {"kind": "none", "class": call.name, "why": "training-step", "line": line, "step": step}
+            flags: dict[str, Any] = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
+            name = _subject_name(call.function or call.name)
+            subjects.append(Subject(name, None, call.node, none, compile=flags, function=call.function))
+            continue
         if call.function is not None and call.first_call is None:
             continue  # a function's only inputs are its call's: none, nothing to say
         known = call.class_name if call.class_name in classes else None
@@ -173,7 +180,9 @@ def _compiled_subjects(
             else known or _subject_name(call.class_name or call.function or call.name)
         )
         node = classes[known] if known and not both else call.node
-        options = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
+        options: dict[str, Any] = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
+        if call.switches:
+            options["switches"] = call.switches
         subject = Subject(name, None if both else known, node, spec, compile=options, function=call.function)
         subjects.append(subject)
     return subjects

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 from ..syntax import dotted, resolve
 from .built_class import built_class, statements_before
+from .compile_switches import compile_switches
 from .loops import Step, path_to, read_nodes
+from .training_step import training_step
 
 COMPILE_FUNCTIONS = {"torch.compile", "torch.compiler.compile"}
 # Top-level blocks whose statements do not run when the file loads: a first call there has a prelude.
@@ -33,6 +35,11 @@ class CompileCall:
     # block before it, and the first pass of each loop holding it up to it (loops.py)
     prelude: list[Step] = field(default_factory=list)
     function: str | None = None  # a plain function compiled (`torch.compile(fn)`, `@torch.compile`)
+    # what the script changes after the first call that torch guards (`model.eval()`, a dtype):
+    # the compile check makes the same switches (compile_switches.py)
+    switches: list[dict[str, object]] = field(default_factory=list)
+    # a compiled function's own `loss.backward()` / `optimizer.step()` (line, text): never run
+    training: tuple[int, str] | None = None
 
 
 def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
@@ -40,11 +47,19 @@ def is_compile_call(node: ast.AST, imports: dict[str, str]) -> bool:
 
 
 def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
-    return (
+    found = (
         _compiled_objects(tree, imports)
         + _compiled_methods(tree, imports)
         + _compiled_functions(tree, imports)
     )
+    for call in found:
+        if call.function is not None:
+            call.training = training_step(tree, call.function, imports)
+        if call.first_call is not None and call.function is None:
+            wrapped = call.node.args[:1] if isinstance(call.node, ast.Call) else []
+            names = {call.name} | {a.id for a in wrapped if isinstance(a, ast.Name)}
+            call.switches = compile_switches(tree, names, call.first_call.lineno, imports)
+    return found
 
 
 def _compiled_functions(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:

@@ -5,7 +5,9 @@
   it, or let dynamo reorder it (`torch._dynamo.config.reorderable_logging_functions`);
 - `.item()` (or `int(tensor)`, the same break): `torch._dynamo.config.capture_scalar_outputs = True`;
 - an op whose output size depends on the data (`x[mask]`, `nonzero`):
-  `torch._dynamo.config.capture_dynamic_output_shape_ops = True`.
+  `torch._dynamo.config.capture_dynamic_output_shape_ops = True`;
+- a library's logging call: the library's own configuration that avoids it (library_config.py),
+  or `torch._dynamo.config.ignore_logging_functions`.
 
 Every fix carries `verify["compile"]["lines"]`: the lines of its candidate text where the break's
 line is now (the rewritten lines, or the same line moved by the edits above it). The worker compiles
@@ -22,6 +24,7 @@ from typing import Any
 from ..document import Document
 from . import cond
 from .edits import Edit, indent_of, last_import_line, node_lines, reindent
+from .library_config import use_cache_fix
 from .model import Fix
 
 BREAK_CODES = ("compile-graph-break", "compile-graph-break-fullgraph")
@@ -88,11 +91,19 @@ def _is_item_break(data: dict[str, Any]) -> bool:
 
 
 def _library_fixes(doc: Document, line: int, code: str, site: list[Any], method: Any) -> list[Fix]:
-    """A library's logging call (`logger.warning_once(...)` in transformers) breaks the graph: torch's
-    own hint, `ignore_logging_functions`, set in the user's file. Proven when the candidate compiles
+    """A library's logging call (`logger.warning_once(...)` in transformers) breaks the graph: the
+    library's own configuration that avoids the call (library_config.py), and torch's own hint,
+    `ignore_logging_functions`, set in the user's file. Each proven when the candidate compiles
     without a break at that library frame and matches eager."""
+    found: list[Fix] = []
+    if (configured := use_cache_fix(doc, line, code, site)) is not None:
+        configured.verify = {
+            "compare": "original",
+            "compile": {"lines": moved_lines(configured.edits, line), "site": site},
+        }
+        found.append(configured)
     if not isinstance(method, str) or not method.isidentifier() or not _imports_torch(doc):
-        return []
+        return found
     config = f"torch._dynamo.config.ignore_logging_functions.add(logging.Logger.{method})"
     at = last_import_line(doc.tree)
     edits = [Edit(at, at, ("" if _imports_logging(doc) else "import logging\n") + config + "\n")]
@@ -100,7 +111,7 @@ def _library_fixes(doc: Document, line: int, code: str, site: list[Any], method:
         f"Let torch.compile skip the library's `{method}` calls: `{config}`", code, "ignore-logging", edits
     )
     fix.verify = {"compare": "original", "compile": {"lines": moved_lines(edits, line), "site": site}}
-    return [fix]
+    return [*found, fix]
 
 
 def _imports_logging(doc: Document) -> bool:

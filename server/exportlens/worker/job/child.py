@@ -171,7 +171,7 @@ def execute(
         if (compiled := job.get("compile")) and callable(attempt.module):  # a function too
             stage = "export"
             reports.doing("export", strict)
-            return _compile_answer(attempt, compiled, budget, timings, tick, exported)
+            return _compile_answer(attempt, compiled, budget, timings, tick, exported, path)
         if not isinstance(attempt.module, torch.nn.Module):
             return {
                 "status": "skipped",
@@ -277,11 +277,12 @@ def _compile_answer(
     timings: dict[str, float],
     tick: Any,
     exported: ModuleTree | None,
+    path: str,
 ) -> protocol.JobAnswer:
     """A compile check's answer: "exported" says it ran to its end; what it found is `compile`."""
     from .compiled import compile_check
 
-    report = compile_check(attempt, spec, budget)
+    report = compile_check(attempt, spec, budget, path)
     tick("compile")
     answer: protocol.JobAnswer = {"status": "exported", "strict": True, "timings": timings, "compile": report}
     if exported is not None:

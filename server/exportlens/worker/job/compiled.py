@@ -23,6 +23,7 @@ from ..wire.protocol import CompileSpec
 from ..wire.records import Frame
 from .recompiles import pins, prove_remedies, recompile_limit, recompiles
 from .state_recompiles import prove_state_remedies, state_recompiles
+from .switch_recompiles import switch_recompiles
 
 
 @contextmanager
@@ -51,8 +52,9 @@ def without_compile() -> Iterator[None]:
         torch.nn.Module.compile = real_method  # type: ignore[method-assign]
 
 
-def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileReport:
-    """One compile, as the user's: the first call's graphs and breaks, then the recompile pass."""
+def compile_check(attempt: Any, spec: CompileSpec, budget: Budget, path: str = "") -> CompileReport:
+    """One compile, as the user's: the first call's graphs and breaks, then the recompile pass,
+    then the script's own switches (`model.eval()`, a dtype) on the same compiled module."""
     import torch
 
     graphs: list[Any] = []
@@ -82,12 +84,17 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget) -> CompileRep
             with budget.bounded(0.6):
                 # the module's own state first: a counter changing each call confounds the sizes' pass
                 state = state_recompiles(compiled, attempt, recompile_limit())
-                report["recompiles"] = state or recompiles(compiled, attempt, pinned)
+                sized = [] if state else recompiles(compiled, attempt, pinned)
+                # before any remedy's compile resets dynamo; a state changing each call confounds them too
+                switched = (
+                    [] if state else switch_recompiles(compiled, attempt, spec.get("switches", []), path)
+                )
+            report["recompiles"] = state or sized + switched
             if state:
                 with budget.bounded(0.5):
                     prove_state_remedies(attempt, state)
             else:
-                prove_remedies(attempt, report["recompiles"], budget)
+                prove_remedies(attempt, sized, budget)
         except OutOfBudget:
             report["recompile_error"] = "the job's time ran out"
         except Exception as exc:  # noqa: BLE001 - other sizes may not be valid inputs: nothing to say

@@ -35,6 +35,8 @@ class Recompile(_RecompileRequired, total=False):
     # proven (no recompile, outputs match eager), else what torch did instead
     tried: dict[str, str]
     hint: str  # torch's own hint in the guard failure (a state recompile: `dim` is "state")
+    # a switch the script makes (`dim` "mode" / "dtype" / "autocast"): "eval@12", "float64@14"
+    switch: str
 
 
 class _ReportRequired(TypedDict):

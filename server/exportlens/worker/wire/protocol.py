@@ -112,11 +112,23 @@ class CompileCallInputs(TypedDict):
     prelude: list[list[int]]  # as ExportCallInputs's: a `__main__` block's, a loop's first pass
 
 
-class CompileSpec(TypedDict):
-    """The module is checked as `torch.compile` traces it (worker/job/compiled.py), not exported."""
-
+class _CompileRequired(TypedDict):
     fullgraph: bool  # the call says `fullgraph=True`: a graph break is an error
     dynamic: bool | None  # the call's `dynamic=`; None: not said (automatic dynamic shapes)
+
+
+class CompileSwitch(TypedDict):
+    """A change the script makes between calls that torch guards (discovery/compile_switches.py)."""
+
+    kind: Literal["mode", "dtype", "autocast"]
+    value: str  # "eval"/"train"; a dtype's name ("float64"); autocast's dtype, "" for the default
+    line: int  # 1-based, in the job's file
+
+
+class CompileSpec(_CompileRequired, total=False):
+    """The module is checked as `torch.compile` traces it (worker/job/compiled.py), not exported."""
+
+    switches: list[CompileSwitch]  # after the first call, in file order (worker/job/switch_recompiles.py)
 
 
 ExampleInputs = TypedDict(  # `Cls().example_inputs()` ("class" is a keyword: functional form)

@@ -1,0 +1,116 @@
+"""Recompiles from what the script switches between calls (issue 45 point 1): `model.eval()` /
+`model.train()`, a dtype (`model.double()`, `model(x.half())`) and autocast. The compiled module is
+called with the first call's inputs after each switch the script makes, in its order
+(discovery/compile_switches.py); a call that fails one of dynamo's guards recompiles.
+
+Where: a mode's guard (`self._modules['bn'].training == True`) carries the user's stack where the
+flag was read ("User stack trace", torch 2.10+), the innermost workspace frame of which is the
+line; a dtype's (`tensor 'x' dtype mismatch`) and autocast's (`GLOBAL_STATE changed`) have none, so
+the script's line that made the switch is the frame. No remedy is tried: each mode or dtype is
+one more compiled version kept beside the first (switching back costs nothing), which no torch
+setting removes. The module's mode and values are restored afterwards: a proof after this pass
+compiles the module as the script's first call saw it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from typing import Any
+
+from ..wire.compile_records import Recompile
+from ..wire.protocol import CompileSwitch
+from ..wire.records import Frame
+from .state_recompiles import _frames, _guard_text
+
+_NAMES = {"mode": ".training ==", "dtype": "dtype mismatch", "autocast": "autocast"}
+
+
+def switch_recompiles(
+    compiled: Any, attempt: Any, switches: list[CompileSwitch], path: str
+) -> list[Recompile]:
+    """One record per switch that recompiled, in the script's order."""
+    from torch._dynamo.utils import guard_failures
+
+    from .recompiles import recompile_limit
+
+    found: list[Recompile] = []
+    args, kwargs = attempt.args, dict(attempt.kwargs or {})
+    with _restored(attempt.module):
+        for switch in switches:
+            guard_failures.clear()
+            if switch["kind"] == "mode":
+                attempt.module.train(switch["value"] == "train")
+            elif switch["kind"] == "dtype":
+                args, kwargs = _cast_all(attempt.module, (args, kwargs), switch["value"])
+            with _autocast(switch["value"]) if switch["kind"] == "autocast" else nullcontext():
+                compiled(*args, **kwargs)
+            failed = [str(r) for v in guard_failures.values() for r in v]
+            if not failed:
+                continue  # torch had a compiled version for this state already: nothing to say
+            # each kept version's failure is listed: the one naming what was switched, if any
+            reason = next((r for r in failed if _NAMES[switch["kind"]] in r), failed[0])
+            line: Frame = {"path": path, "line": switch["line"], "name": "<module>"}
+            frames = _frames(reason) or [line]
+            found.append(
+                {
+                    "reason": _guard_text(reason),
+                    "dim": switch["kind"],
+                    "sizes": [],
+                    "frames": frames,
+                    "limit": recompile_limit(),
+                    "switch": f"{switch['value'] or 'default'}@{switch['line']}",
+                }
+            )
+    return found
+
+
+@contextmanager
+def _restored(module: Any) -> Iterator[None]:
+    """The module's modes, and its parameters and buffers as they were (a dtype switch converts
+    them: `.to()` replaces a parameter's data and a buffer's object)."""
+    subs = list(module.modules()) if hasattr(module, "modules") else []
+    modes = [(m, m.training) for m in subs]
+    kept = [
+        (table, name, tensor, tensor.data.clone())
+        for m in subs
+        for table in (m._parameters, m._buffers)
+        for name, tensor in table.items()
+        if tensor is not None
+    ]
+    try:
+        yield
+    finally:
+        for table, name, tensor, data in kept:
+            tensor.data = data
+            table[name] = tensor
+        for sub, training in modes:
+            sub.training = training
+
+
+def _cast_all(module: Any, inputs: Any, dtype_name: str) -> Any:
+    """The module and the floating-point tensors of the inputs in `dtype_name`, as the script does."""
+    import torch
+
+    dtype = getattr(torch, dtype_name)
+    if isinstance(module, torch.nn.Module):
+        module.to(dtype)
+
+    def cast(value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return value.to(dtype) if value.is_floating_point() else value
+        if isinstance(value, (tuple, list)):
+            return type(value)(cast(v) for v in value)
+        if isinstance(value, dict):
+            return {k: cast(v) for k, v in value.items()}
+        return value
+
+    args, kwargs = inputs
+    return cast(tuple(args)), cast(kwargs)
+
+
+def _autocast(dtype_name: str) -> Any:
+    """CPU autocast (this machine's device; a CUDA autocast's guard is the same global state)."""
+    import torch
+
+    return torch.autocast("cpu", dtype=getattr(torch, dtype_name or "bfloat16"))
