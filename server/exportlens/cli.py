@@ -17,6 +17,7 @@ from .check.jobs import MODES, CheckOptions
 from .check.plan import PlannedFile, plan_file
 from .check.sites import SiteIndex
 from .check.suppression import as_configured
+from .check.warm_tracers import warm_tracers
 from .codes import registered
 from .config.files import excluded, not_python, walk
 from .config.project import Project, project_of
@@ -275,7 +276,6 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
         daemon=first.daemon,
         daemon_idle=first.daemon_idle_seconds,
     )
-    engine = Engine(dataclasses.replace(limits, spares=first.daemon, warm_first=True))
     cache = None
     if not args.no_cache:
         store = ResultStore(default_folder())
@@ -286,6 +286,12 @@ async def run_check(args: argparse.Namespace) -> tuple[list[FileResult], dict[st
     planned = await asyncio.to_thread(
         lambda: [plan_file(str(f), check_options(settings[str(f)]), index, args.root) for f in args.files]
     )
+    warm = warm_tracers(
+        (p.doc, p.options.mode, bool(p.placement.elsewhere()))
+        for p in planned
+        if not isinstance(p, FileResult)
+    )
+    engine = Engine(dataclasses.replace(limits, spares=first.daemon, warm_first=True, warm_tracers=warm))
     try:
         # With the cache, the worker starts with the first file that needs an export (none when
         # every file is unchanged) and the diagnosis stack is imported only then; an interpreter

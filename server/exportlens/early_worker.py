@@ -27,14 +27,16 @@ def worker_argv(python: str) -> list[str]:
     return [python, "-c", BOOT, str(WORKER_DIR / "__init__.py"), str(WORKER_DIR), "host.main"]
 
 
-def worker_flags(parallel: int, spares: bool, warm_first: bool) -> dict[str, str]:
+def worker_flags(
+    parallel: int, spares: bool, warm_first: bool, warm_tracers: tuple[str, ...] = ()
+) -> dict[str, str]:
     """What the worker's environment adds to the caller's (read by worker/host/main.py, loop.py,
-    spare.py and warmup.py)."""
+    spare.py and warmup.py). `warm_tracers`: the warm-up first is only theirs (else all of it)."""
     flags = {"EXPORTLENS_PARALLEL": str(parallel), "PYTHONUNBUFFERED": "1"}
     if not spares:
         flags["EXPORTLENS_SPARE"] = "0"
     if warm_first:
-        flags["EXPORTLENS_WARM_FIRST"] = "1"
+        flags["EXPORTLENS_WARM_FIRST"] = ",".join(warm_tracers) or "1"
     return flags
 
 

@@ -106,8 +106,23 @@ async def test_the_clis_engine_warms_up_first_and_forks_no_spare(write) -> None:
     try:
         worker = await engine.worker()
         await until(lambda: worker.warm, 10.0)  # said before "ready": its jobs all come at once
+        assert worker.warm_line.endswith(": non-strict, strict"), worker.warm_line
         await check(engine, write("unspared.py", QUICK.format(n=1)))
         await asyncio.sleep(QUIET + 1.5)  # a spare would have been forked by now
         assert worker.spares_forked == 0
+    finally:
+        await engine.close()
+
+
+async def test_the_clis_engine_warms_only_the_tracers_its_jobs_use(write) -> None:  # type: ignore[no-untyped-def]
+    """A non-strict run does not wait for dynamo's warm-up (~3 s of its ~5 s) before its first job."""
+    options = EngineOptions(timeout=60.0, spares=False, warm_first=True, warm_tracers=("non-strict",))
+    engine = Engine(options)
+    try:
+        worker = await engine.worker()
+        await until(lambda: worker.warm, 10.0)
+        assert worker.warm_line.endswith(": non-strict"), worker.warm_line
+        result = await check(engine, write("branch_warm.py", BRANCH))
+        assert [d.code for d in result.diagnostics] == ["data-dependent-branch"], seen(result)
     finally:
         await engine.close()

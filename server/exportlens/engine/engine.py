@@ -39,6 +39,9 @@ class EngineOptions:
     # Warm up before the first job (the CLI: its jobs come at once, all would run cold), not
     # between jobs (the editor: the file just opened is checked at once).
     warm_first: bool = False
+    # ...and of those, only the tracers its jobs use (check/warm_tracers.py); (): all of them.
+    # A daemon, which serves later runs too, always warms all of them.
+    warm_tracers: tuple[str, ...] = ()
     # Use the user's worker daemon for this interpreter, starting it if none runs (the CLI's
     # default; docs/daemon.md); it exits after `daemon_idle` s unused.
     daemon: bool = False
@@ -94,7 +97,9 @@ class Engine:
             self.restarts += 1
             await self._worker.kill()
         options = self.options
-        worker = WorkerProcess(options.python, options.parallel, options.spares, options.warm_first)
+        worker = WorkerProcess(
+            options.python, options.parallel, options.spares, options.warm_first, options.warm_tracers
+        )
         # Without starting a daemon (the server's), its own worker starts meanwhile: with no
         # daemon running, the first check waits for nothing more than it did without daemons.
         own = None if not options.daemon or options.daemon_start else asyncio.create_task(worker.start())
@@ -110,7 +115,7 @@ class Engine:
         if daemon is not None:
             await _stop(own, worker)
             python = options.python or sys.executable
-            flags = worker_flags(options.parallel, options.spares, options.warm_first)
+            flags = worker_flags(options.parallel, options.spares, options.warm_first, options.warm_tracers)
             early_worker.discard_if(worker_argv(python), flags)  # the daemon is warm already
             self._worker = daemon
             return daemon

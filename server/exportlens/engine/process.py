@@ -73,14 +73,21 @@ class WorkerError(RuntimeError):
 
 class WorkerProcess:
     def __init__(
-        self, python: str | None = None, parallel: int = 2, spares: bool = True, warm_first: bool = False
+        self,
+        python: str | None = None,
+        parallel: int = 2,
+        spares: bool = True,
+        warm_first: bool = False,
+        warm_tracers: tuple[str, ...] = (),
     ) -> None:
         self.python = python or sys.executable
         self.parallel = parallel
         self.spares = spares  # False: the worker forks no spare child (the CLI: one child per job)
         self.warm_first = warm_first  # True: it warms up before its first job (the CLI's many jobs)
+        self.warm_tracers = warm_tracers  # ...only the tracers its jobs use ("": all of them)
         # What the worker says on stderr about itself: its deferred warm-up is done, spares forked.
         self.warm = False
+        self.warm_line = ""  # what it said: how long, which tracers
         self.spares_forked = 0
         self.info: protocol.ReadyEvent | None = None
         self._proc: asyncio.subprocess.Process | _Adopted | None = None
@@ -101,7 +108,10 @@ class WorkerProcess:
         return self._proc.pid if self._proc else None
 
     async def start(self) -> protocol.ReadyEvent:
-        argv, flags = worker_argv(self.python), worker_flags(self.parallel, self.spares, self.warm_first)
+        argv, flags = (
+            worker_argv(self.python),
+            worker_flags(self.parallel, self.spares, self.warm_first, self.warm_tracers),
+        )
         early = early_worker.take(argv, flags)
         try:
             if early is not None:  # started before the server's imports (early_worker.py)
@@ -174,7 +184,7 @@ class WorkerProcess:
         while line := await stream.readline():
             text = line.decode("utf-8", errors="replace").rstrip()
             if text.startswith(WARM_LINE):
-                self.warm = True
+                self.warm, self.warm_line = True, text
             elif text == FORKED_LINE:
                 self.spares_forked += 1
             self._stderr_tail.append(text)

@@ -31,8 +31,9 @@ def main() -> None:
 
         prepare_for_forking()
         torch.export.export  # noqa: B018 - a torch without it cannot be used: fatal now, not per job
-        worker.warmup = WarmUp()
-        while os.environ.get("EXPORTLENS_WARM_FIRST") == "1" and not worker.warmup.done:
+        first = os.environ.get("EXPORTLENS_WARM_FIRST", "")  # "1": all; else the tracers to warm
+        worker.warmup = WarmUp(None if first in ("", "1") else frozenset(first.split(",")))
+        while first and not worker.warmup.done:
             worker.warmup.step()  # the CLI's: its many jobs come at once, none would wait less
         worker.last_job = worker.ready_at = time.monotonic()  # a first job comes at once
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, not raised

@@ -33,9 +33,12 @@ CHILD_PACKAGES = ("wire", "core", "capture", "parts", "job")
 class WarmUp:
     """The warm-up's steps still to run; the worker runs one whenever it would otherwise wait."""
 
-    def __init__(self) -> None:
-        self.pending = steps()
+    def __init__(self, tracers: frozenset[str] | None = None) -> None:
+        """`tracers`: only the steps of these ("non-strict", "strict"), the ones the run's jobs
+        use (the CLI's, check/warm_tracers.py); None: all of them."""
+        self.pending = [(t, step) for t, step in steps() if tracers is None or t in tracers]
         self.seconds = 0.0
+        self.warmed: set[str] = set()  # the tracers whose steps ran
 
     @property
     def done(self) -> bool:
@@ -43,17 +46,20 @@ class WarmUp:
 
     def step(self) -> None:
         started = time.monotonic()
+        tracer, step = self.pending.pop(0)
         with contextlib.suppress(Exception):  # an optimisation only: a job pays what is left
-            run_step(self.pending.pop(0))
+            run_step(step)
+        self.warmed.add(tracer)
         self.seconds += time.monotonic() - started
         if self.done:
             freeze()
-            print(f"{WARM_LINE} in {self.seconds:.2f} s", file=sys.stderr, flush=True)
+            tracers = ", ".join(sorted(self.warmed))
+            print(f"{WARM_LINE} in {self.seconds:.2f} s: {tracers}", file=sys.stderr, flush=True)
 
 
 def warm_up() -> None:
     """Every step at once (the warm-up state test)."""
-    for step in steps():
+    for _, step in steps():
         run_step(step)
 
 
@@ -71,8 +77,9 @@ def run_step(step: Callable[[], None]) -> None:
         torch.set_num_threads(threads)
 
 
-def steps() -> list[Callable[[], None]]:
-    """One export each, cheapest first: non-strict (what most jobs use), then strict (dynamo)."""
+def steps() -> list[tuple[str, Callable[[], None]]]:
+    """One export each, by tracer, cheapest first: non-strict (what most jobs use), then strict
+    (dynamo, torch.compile's tracer too)."""
     import torch
     from torch import nn
     from torch.export import Dim
@@ -113,7 +120,12 @@ def steps() -> list[Callable[[], None]]:
         with contextlib.suppress(Exception):
             export(Branchy(), (torch.ones(2),), strict=strict)
 
-    return [lambda: tiny(False), lambda: branchy(False), lambda: tiny(True), lambda: branchy(True)]
+    return [
+        ("non-strict", lambda: tiny(False)),
+        ("non-strict", lambda: branchy(False)),
+        ("strict", lambda: tiny(True)),
+        ("strict", lambda: branchy(True)),
+    ]
 
 
 def export(module: Any, args: tuple[Any, ...], **kwargs: Any) -> Any:
