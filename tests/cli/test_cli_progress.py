@@ -34,11 +34,11 @@ torch.export.export(Branchy(), (torch.randn(3),))
 """
 
 
-def _run(tmp_path: Path, comment: str = "") -> tuple[list[tuple[str, bool]], str, int]:
+def _run(tmp_path: Path, comment: str = "", *flags: str) -> tuple[list[tuple[str, bool]], str, int]:
     """(each stderr line, whether the CLI was still running after it), stdout, the exit status."""
     (tmp_path / "branchy.py").write_text(textwrap.dedent(BRANCHY).format(comment=comment).lstrip())
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server"), EXPORTLENS_CACHE_DIR=str(tmp_path / "store"))
-    command = [sys.executable, "-m", "exportlens", "check", "branchy.py", "--no-daemon"]
+    command = [sys.executable, "-m", "exportlens", "check", "branchy.py", "--no-daemon", *flags]
     with subprocess.Popen(
         command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as cli:
@@ -70,3 +70,17 @@ def test_an_ignored_refusal_is_not_said_early(tmp_path: Path) -> None:
     said, out, status = _run(tmp_path, "  # exportlens: ignore[data-dependent-branch]")
     assert not [line for line, _ in said if "still checking" in line], said
     assert status == 0 and "error[" not in out
+
+
+def test_with_both_tracers_each_culprit_is_said_once_as_it_comes(tmp_path: Path) -> None:
+    """`--mode both`: a tracer's first refusal is not held back for the other's; the final report
+    says which tracers refused (check/merge.py)."""
+    said, out, status = _run(tmp_path, "", "--mode", "both")
+    early = [
+        line for line, running in said if line.startswith("exportlens: found, still checking: ") and running
+    ]
+    source = (tmp_path / "branchy.py").read_text().splitlines()
+    where = f"branchy.py:{source.index('        if x.sum() > 0:') + 1}:12: error["
+    assert early and where in early[0], said
+    assert len(early) == len(set(early)), said
+    assert status == 1 and out.splitlines()[0].startswith(where)

@@ -70,7 +70,7 @@ async def check_document(
     """Check every module of `doc`, or those in `only`.
 
     `early` hears of each failed module's first failure before its other failures are found
-    (only when one tracer runs: merging two tracers needs both outcomes). The classes of
+    (each tracer's, with two: their merge, at the end, says which tracer refused). The classes of
     `others` (workspace files `doc` imports) that a module of `doc` is built from are checked
     with what they receive there too (parts.py), their findings on their own file."""
     options = options or CheckOptions()
@@ -108,7 +108,7 @@ async def check_document(
         )
 
     def relay(subject: Subject) -> Callable[[JobOutcome], None] | None:
-        if early is None or len(tracers(options.mode)) > 1:
+        if early is None:
             return None
         report = early
         return lambda outcome: report(

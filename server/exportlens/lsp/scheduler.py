@@ -36,7 +36,7 @@ from .engine_host import EngineHost
 from .kept import KeptResults
 from .publishing import Publisher
 from .session import Session, Snapshot
-from .state import FileState, ModuleEntry
+from .state import FileState, ModuleEntry, early_entry
 
 log = logging.getLogger("exportlens.lsp")
 CHECKED = "exportlens/fileChecked"  # notification: {uri, version, cancelled} once a check is over
@@ -212,9 +212,7 @@ class Scheduler:
             here = [dataclasses.replace(f, module=f.module or result.name) for f in findings]
             here = [f for f in here if f.path == state.path]
             site = placement.sites.get(result.name)  # exported by another file's call (check/elsewhere.py)
-            state.entries[result.name] = ModuleEntry(
-                keys[result.name], [result], here, version, site, early=True
-            )
+            state.entries[result.name] = early_entry(entry, keys[result.name], result, here, version, site)
             self._publish(snap)
 
         try:

@@ -39,6 +39,23 @@ class ModuleEntry:
         return counts
 
 
+def early_entry(
+    before: ModuleEntry | None,
+    key: str,
+    result: ModuleResult,
+    findings: list[Finding],
+    version: int,
+    site: str | None,
+) -> ModuleEntry:
+    """A job's first failure, shown while the rest of its check runs; with both tracers, added to
+    the other tracer's of the same version, a culprit said once (the final entry merges them)."""
+    if before is None or not before.early or before.version != version:
+        return ModuleEntry(key, [result], findings, version, site, early=True)
+    said = {(f.range.start.line, f.range.start.character, f.code) for f in before.findings}
+    new = [f for f in findings if (f.range.start.line, f.range.start.character, f.code) not in said]
+    return ModuleEntry(key, [*before.results, result], [*before.findings, *new], version, site, early=True)
+
+
 @dataclass
 class FileState:
     uri: str
