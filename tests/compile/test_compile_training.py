@@ -66,8 +66,9 @@ def _torch_says(case: str, script: str) -> list[tuple[str, int, str]]:
 def _library_break() -> tuple[str, int]:
     """The library line torch's run names for the HF step's break (file name, line)."""
     said = torch_breaks("hf_bert")
-    if not said:
-        pytest.skip(f"transformers {installed()[0]}: torch finds no break in the HF step")
+    # Only the pinned release has this break (4.57.3's BERT never warns there: `make
+    # test-transformers-older` does not select these tests); its absence here is a failure.
+    assert said, f"transformers {installed()[0]}: torch finds no break in the HF step"
     at = said[0].split(": ", 1)[1].split()[0]  # `generic.py:1189 gb0291 in train_bert_hf.py:17`
     file, _, line = at.rpartition(":")
     return file, int(line)

@@ -92,14 +92,18 @@ class Session:
 
     async def open_uri(self, uri: str, text: str) -> list[types.Diagnostic]:
         """didOpen of a buffer (that need not exist on disk); its diagnostics once checked."""
-        self.versions[uri] = 1
         mark = len(self.record.checked)
+        self.send_open(uri, text)
+        return await self.wait_checked(uri, 1, mark)
+
+    def send_open(self, uri: str, text: str) -> None:
+        """didOpen at version 1, not waiting for its check (a test that looks while it runs)."""
+        self.versions[uri] = 1
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
             )
         )
-        return await self.wait_checked(uri, 1, mark)
 
     def change(self, uri: str, text: str) -> int:
         """Replace the whole buffer; returns the new version."""

@@ -109,14 +109,9 @@ SLOW_SECOND = """
 async def test_the_lens_says_what_is_found_while_the_check_still_runs(server: Session) -> None:
     """Slow but progressing (issue 43): the first refusal is on the lens, not a bare spinner."""
     uri, text = server.write("slow_second.py", SLOW_SECOND)
-    server.versions[uri] = 1
     mark = len(server.record.checked)
     published = len(server.record.published)
-    server.client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
-        )
-    )
+    server.send_open(uri, text)
     await server.until(
         lambda: any(p.uri == uri and p.diagnostics for p in server.record.published[published:])
     )

@@ -63,14 +63,9 @@ async def test_code_lenses(server: Session) -> None:
 
 async def test_progress_lens_and_cancellation(server: Session) -> None:
     uri, text = server.write("slow.py", SLOW)
-    server.versions[uri] = 1
     mark = len(server.record.checked)
     tokens_before = set(server.client.progress_reports)
-    server.client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
-        )
-    )
+    server.send_open(uri, text)
     # the export outlives the progress delay: a cancellable progress begins
     await server.until(
         lambda: any(
