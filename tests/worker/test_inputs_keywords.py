@@ -75,3 +75,65 @@ def test_each_parameter_is_found_positional_or_keyword() -> None:
     assert export_argument(keyword, "kwargs") is None and export_argument(starred, "mod") is None
     source = NET + "    torch.export.export(mod=Net().eval(), args=(x,))\n"
     assert [t.name for t in discover(source).subjects] == ["Net"]
+
+
+async def test_the_call_is_evaluated_in_its_own_order(engine: Engine, write) -> None:
+    """`export(Net(), (example(),))` builds the model before its example, as Python does, so the
+    model's weights are the user's run's (the generator's draws in order). Evaluated example
+    first, the AOTI package's weights were not the script's (tests/lowerings/test_aoti_worker.py).
+    The model checks that exactly one example was built after it (a dry run may build both once
+    before: sizing.py)."""
+    source = NET.replace(
+        "        self.fc = torch.nn.Linear(4, 3)\n",
+        "        self.fc = torch.nn.Linear(4, 3)\n        self.examples_before = len(BUILT)\n",
+    ).replace(
+        "        return self.fc(x)",
+        '        assert self.examples_before == len(BUILT) - 1, "built after its example"\n'
+        "        return self.fc(x)",
+    )
+    source = source.replace(
+        "class Net(",
+        "BUILT = []\n\ndef example():\n    BUILT.append(1)\n    return torch.randn(5, 4)\n\nclass Net(",
+        1,
+    )
+    for call in (
+        "torch.export.export(Net(), (example(),))",
+        "torch.export.export(mod=Net(), args=(example(),))",
+    ):
+        path = write("ordered.py", source + f"    {call}\n")
+        result = await check(engine, path)
+        (module,) = result.modules
+        assert module.status == "exported", (call, [(d.code, d.message) for d in result.diagnostics])
+    # Written example first, Python evaluates it first: the model sees it, as in the user's run.
+    path = write("ordered.py", source + "    torch.export.export(args=(example(),), mod=Net())\n")
+    result = await check(engine, path)
+    assert any("built after its example" in d.message for d in result.diagnostics), result.diagnostics
+
+
+async def test_the_dry_run_leaves_the_generators_as_it_found_them(engine: Engine, write) -> None:
+    """The meta dry run (sizing.py) builds the model once before the real build: the real one
+    still draws what the user's run draws from Python's and numpy's generators (torch's: the
+    AOTI package matches the script's weights, tests/lowerings/test_aoti_worker.py)."""
+    source = (
+        NET.replace("import torch\n", "import random\nimport numpy\nimport torch\n", 1)
+        .replace(
+            "        self.fc = torch.nn.Linear(4, 3)\n",
+            "        self.fc = torch.nn.Linear(4, 3)\n"
+            "        self.draws = (random.random(), float(numpy.random.rand()))\n",
+        )
+        .replace(
+            "        return self.fc(x)",
+            '        assert self.draws == EXPECTED, "not the run\'s draws"\n        return self.fc(x)',
+        )
+        .replace(
+            "class Net(",
+            "random.seed(1)\nnumpy.random.seed(1)\n"
+            "EXPECTED = (random.random(), float(numpy.random.rand()))\n"
+            "random.seed(1)\nnumpy.random.seed(1)\n\nclass Net(",
+            1,
+        )
+    )
+    path = write("draws.py", source + "    torch.export.export(Net(), (x,))\n")
+    result = await check(engine, path)
+    (module,) = result.modules
+    assert module.status == "exported", [(d.code, d.message) for d in result.diagnostics]

@@ -71,6 +71,9 @@ def _split_inputs(value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
     return (value,), {}
 
 
+_PARAMETERS = ("mod", "args", "kwargs", "dynamic_shapes", "strict")
+
+
 def _from_export_call(
     spec: ExportCallInputs, namespace: dict[str, Any], path: str, tree: ast.Module
 ) -> Attempt:
@@ -89,23 +92,23 @@ def _from_export_call(
         given = {k.arg: value(k.value) for k in call.keywords if k.arg}
         return function_attempt(value(call.func), [value(a) for a in call.args], given)
 
-    def argument(name: str) -> Any:
-        node = export_argument(call, name)
-        return None if node is None else value(node)
-
-    # positional or keyword (`export(mod=Net(), args=(x,))`), as torch's signature takes them
-    args = argument("args")
+    # positional or keyword (`export(mod=Net(), args=(x,))`), as torch's signature takes them,
+    # evaluated in the call's own order: in `export(Net(), (torch.randn(3, 8),))` the weights
+    # draw from the generator before the example does, as in the user's run.
+    given = {name: node for name in _PARAMETERS if (node := export_argument(call, name)) is not None}
+    written = [*call.args, *(k.value for k in call.keywords)]
+    got = {name: value(node) for name, node in sorted(given.items(), key=lambda g: written.index(g[1]))}
+    args = got.get("args")
     if args is None:
         args = ()
     elif not isinstance(args, tuple):
         args = tuple(args) if isinstance(args, list) else (args,)
-    strict = export_argument(call, "strict")
     return Attempt(
-        argument("mod"),
+        got.get("mod"),
         args,
-        dict(argument("kwargs") or {}),
-        argument("dynamic_shapes"),
-        None if strict is None else bool(value(strict)),
+        dict(got.get("kwargs") or {}),
+        got.get("dynamic_shapes"),
+        bool(got["strict"]) if "strict" in given else None,
     )
 
 

@@ -16,6 +16,10 @@ fake `cuda:0`, allocating nothing), one way to build a model without allocating 
 from __future__ import annotations
 
 import ast
+import contextlib
+import random
+import sys
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -39,7 +43,7 @@ def build_sized(
     if not limit_mb:
         return build(spec, user_module, path, tree)
     try:
-        with building(placement or Placement("real"), meta=True):
+        with building(placement or Placement("real"), meta=True), same_draws():
             probe = build(spec, user_module, path, tree)
         size = weight_bytes(probe.module)
     except Exception:  # noqa: BLE001 - the dry run is an estimate; the real build decides
@@ -50,6 +54,22 @@ def build_sized(
     attempt = build(spec, user_module, path, tree)
     attempt.weight_bytes = size
     return attempt
+
+
+@contextlib.contextmanager
+def same_draws() -> Iterator[None]:
+    """The random generators as they were: the real build after the dry run draws what the user's
+    run draws (`random.random()` in `__init__`, a CPU tensor made outside the meta device)."""
+    torch_state, python_state = torch.random.get_rng_state(), random.getstate()
+    numpy = sys.modules.get("numpy")
+    numpy_state = numpy.random.get_state() if numpy is not None else None
+    try:
+        yield
+    finally:
+        torch.random.set_rng_state(torch_state)
+        random.setstate(python_state)
+        if numpy is not None:
+            numpy.random.set_state(numpy_state)
 
 
 def weight_bytes(module: Any) -> int:
