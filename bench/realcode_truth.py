@@ -21,8 +21,10 @@ import json
 import logging
 import re
 import runpy
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -225,11 +227,14 @@ def main() -> None:
     corpus = Path(args.corpus).resolve()
     cases = sorted(p for p in corpus.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
     if not args.child:  # one process per case: dynamo's caches and `model` modules never cross cases
+        scratch = tempfile.mkdtemp(prefix="realcode_truth_")
         everything = []
         for folder in cases:
             if args.case and folder.name not in args.case:
                 continue
-            out = Path(f"/tmp/realcode_truth_{folder.name}.json")
+            # A fresh file per run: a case whose child dies writes nothing, and is not read from
+            # an earlier run's file.
+            out = Path(scratch, f"{folder.name}.json")
             command = [
                 sys.executable,
                 __file__,
@@ -243,6 +248,7 @@ def main() -> None:
             subprocess.run(command, check=False, stderr=subprocess.DEVNULL)
             if out.exists():
                 everything.extend(json.loads(out.read_text(encoding="utf-8")))
+        shutil.rmtree(scratch, ignore_errors=True)
         if args.json:
             Path(args.json).write_text(json.dumps(everything, indent=1), encoding="utf-8")
         return
