@@ -35,8 +35,10 @@ class Recompile(_RecompileRequired, total=False):
     # proven (no recompile, outputs match eager), else what torch did instead
     tried: dict[str, str]
     hint: str  # torch's own hint in the guard failure (a state recompile: `dim` is "state")
-    # a switch the script makes (`dim` "mode" / "dtype" / "autocast"): "eval@12", "float64@14"
+    # a switch the script makes (`dim` "mode" / "dtype" / "autocast"): "eval@12", "float64@14"; a
+    # number argument it gives a new value each call (`dim` "value"): "temperature@30"
     switch: str
+    values: list[float]  # `dim` "value": the values it was called with, in order
 
 
 class _ReportRequired(TypedDict):
