@@ -162,3 +162,8 @@ def test_a_ppo_update_compiled_whole_is_not_run_and_its_compiled_loss_is_checked
     assert "`update` not checked: the compiled function runs a training step (`loss.backward()`)" in message
     (loss,) = [m for m in report["modules"] if m["name"] == "ppo_loss"]
     assert (loss["status"], loss["compile"]["breaks"]) == ("compiled", 0), loss
+    # the summary says what was not checked, the compiled training step included, with its reason
+    text = run_cli("train_ppo.py", "--no-cache", cwd=CORPUS / "ppo", python=WORKER_PYTHON).stdout
+    assert "3 module(s): 1 checked (1 on their own inputs), 2 not checked" in text, text
+    assert "not checked: train_ppo.py:update: torch.compile: `update` not checked" in text, text
+    assert "[compile-not-checked]" in text, text

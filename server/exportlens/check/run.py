@@ -160,9 +160,11 @@ async def check_document(
     checked = {subject.name for subject, _ in jobs}
     for subject in subjects:
         unrecorded = subject.part_of is not None and subject.name not in parts
-        if unrecorded or (subject.name not in checked and unresolved(subject)):
+        if unrecorded or (
+            subject.name not in checked and (unresolved(subject) or subject.inputs_kind == "none")
+        ):
             # a part its parent did not record inputs for is checked by its parent's export only;
-            # a class an export covers, by that export
+            # a class an export covers, by that export; a compiled training step, never
             result.modules.append(_module_result(subject, None, "skipped", options.mode))
     by_subject: dict[str, list[tuple[JobOutcome, DiagnosisContext]]] = {}
     for (subject, _), outcome in zip(jobs, outcomes, strict=True):

@@ -18,7 +18,14 @@ from ..findings import FileResult, Finding
 from .paths import display_path
 
 # Findings that say why a module was not checked, in the order a reason is taken.
-WHY_NOT = ("no-example-inputs", "module-init-error", "inputs-error", "not-a-module", "user-exit")
+WHY_NOT = (
+    "no-example-inputs",
+    "compile-not-checked",
+    "module-init-error",
+    "inputs-error",
+    "not-a-module",
+    "user-exit",
+)
 REAL = ("export-call", "example-inputs", "compile-call")
 UNCALLED = "no export or call of the file reaches it (a part of a module that was not checked)"
 
