@@ -179,6 +179,15 @@ _SWITCHES = {
         "the script calls it under autocast{dtype} (line {line})",
         "torch compiled it without autocast; autocast is global state every compiled version is guarded on. ",
     ),
+    "grad": (
+        "the script calls it with grad mode off (`torch.{value}`, line {line})",
+        "torch compiled it with grad mode on; grad mode is global state every compiled version is guarded "
+        "on. ",
+    ),
+}
+_NO_SETTING = {
+    "mode": "keep the compiled model in one mode and dtype, or compile one per mode",
+    "grad": "an evaluation under it costs this one compile, once",
 }
 
 
@@ -200,11 +209,8 @@ def _switch_text(raw: Recompile, ctx: DiagnosisContext) -> str:
         if limit
         else ". "
     )
-    return message + (
-        "No torch setting removes it: keep the compiled model in one mode and dtype, or compile one per mode."
-        if kind == "mode"
-        else "No torch setting removes it: call the compiled model in one dtype (cast the inputs before it)."
-    )
+    keep = _NO_SETTING.get(kind, "call the compiled model in one dtype (cast the inputs before it)")
+    return message + f"No torch setting removes it: {keep}."
 
 
 def _remedies(raw: Recompile) -> str:

@@ -35,7 +35,7 @@ class Recompile(_RecompileRequired, total=False):
     # proven (no recompile, outputs match eager), else what torch did instead
     tried: dict[str, str]
     hint: str  # torch's own hint in the guard failure (a state recompile: `dim` is "state")
-    # a switch the script makes (`dim` "mode" / "dtype" / "autocast"): "eval@12", "float64@14"
+    # a switch the script makes (`dim` "mode" / "dtype" / "autocast" / "grad"): "eval@12", "no_grad()@14"
     switch: str
 
 
