@@ -193,3 +193,28 @@ def test_a_parameter_of_another_name_and_a_decorated_function_are_followed() -> 
             "call": True,
         },
     ]
+
+
+def test_a_global_model_is_followed_into_the_functions_that_read_it() -> None:
+    """Compiled at the top level, first called in `main()`: `evaluate()` reads the global `model`."""
+    source = NET + textwrap.dedent(
+        """
+        model = torch.compile(Net())
+
+
+        def main():
+            out = model(torch.randn(2, 8))
+            evaluate()
+
+
+        def evaluate():
+            with torch.no_grad():
+                return model(torch.randn(2, 8))
+
+
+        if __name__ == "__main__":
+            main()
+        """
+    )
+    line = source.splitlines().index("    with torch.no_grad():") + 1
+    assert _switches(source) == [{"kind": "grad", "value": "no_grad()", "line": line, "call": True}]

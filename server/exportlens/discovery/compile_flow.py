@@ -46,7 +46,11 @@ class Event:
 def events(tree: ast.Module, body: list[ast.stmt], names: set[str], imports: dict[str, str]) -> list[Event]:
     """The events of `body` (the block holding the first call) in the order it runs."""
     functions = {f.name: f for f in tree.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    walk = _Walk(functions, imports, top=body is tree.body)
+    # the model's names are globals, seen by the functions it calls, unless a function binds them
+    stored = {
+        n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    walk = _Walk(functions, imports, top=body is tree.body or not names & stored)
     walk.block(body, set(names), [], 0)
     return walk.found
 
@@ -55,7 +59,7 @@ class _Walk:
     def __init__(self, functions: dict[str, _Def], imports: dict[str, str], top: bool) -> None:
         self.functions, self.imports = functions, imports
         self.global_names: set[str] = set()  # the model's names at the top level, seen by functions
-        self.top = top  # the block is the top level: its names are globals
+        self.top = top  # the model's names in the block are globals
         self.found: list[Event] = []
         self.stack: list[str] = []
 
