@@ -168,6 +168,11 @@ def test_mnists_evaluation_recompiles_once_on_its_no_grad_line(tmp_path: Path) -
     message = found[0]["message"]
     assert f"with grad mode off (`torch.no_grad()`, line {with_line + 1})" in message, message
     assert "GLOBAL_STATE changed: grad_mode" in message, message
+    eval_line = lines.index("    model.eval()") + 1
+    assert (
+        f"after the script switches it to eval mode (`.eval()`, line {eval_line}) (one compile for both)"
+        in message
+    )
     assert "No torch setting removes it" in message and "Proven" not in message, message
 
 

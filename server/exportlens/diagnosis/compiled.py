@@ -191,13 +191,23 @@ _NO_SETTING = {
 }
 
 
+def _said(kind: str, switch: str) -> str:
+    """ "eval@12" of a "mode" switch: "the script switches it to eval mode (`.eval()`, line 12)"."""
+    value, _, line = switch.rpartition("@")
+    return _SWITCHES[kind][0].format(
+        value=value, line=line, dtype=f" ({value})" if value != "default" else ""
+    )
+
+
 def _switch_text(raw: Recompile, ctx: DiagnosisContext) -> str:
     """A switch the script makes between calls (worker/job/switch_recompiles.py): one compile more,
     kept; no setting removes it, so none is advised."""
-    value, _, line = str(raw.get("switch", "")).rpartition("@")
     kind = str(raw.get("dim"))
-    what, why = _SWITCHES[kind]
-    said = what.format(value=value, line=line, dtype=f" ({value})" if value != "default" else "")
+    said = _said(kind, str(raw.get("switch", "")))
+    before = [_said(*other.split(":", 1)) for other in raw.get("also") or []]
+    if before:  # torch names one guard; the version it compiles is for all of them
+        said += f", after {' and '.join(before)} (one compile for {'both' if len(before) == 1 else 'all'})"
+    why = _SWITCHES[kind][1]
     limit = raw.get("limit")
     message = (
         f"torch.compile: {ctx.label} recompiles when {said}: torch's guard failed: "

@@ -75,10 +75,16 @@ def switch_recompiles(
                     "sizes": [],
                     "frames": frames,
                     "limit": recompile_limit(),
-                    "switch": f"{switch['value'] or 'default'}@{switch['line']}",
+                    "switch": _said(switch),
                 }
             )
+            if len(made) > 1:  # switched before the same call: one compile covers them
+                found[-1]["also"] = [f"{s['kind']}:{_said(s)}" for s in made[:-1]]
     return found
+
+
+def _said(switch: CompileSwitch) -> str:
+    return f"{switch['value'] or 'default'}@{switch['line']}"
 
 
 @contextmanager

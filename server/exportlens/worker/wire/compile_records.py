@@ -37,6 +37,8 @@ class Recompile(_RecompileRequired, total=False):
     hint: str  # torch's own hint in the guard failure (a state recompile: `dim` is "state")
     # a switch the script makes (`dim` "mode" / "dtype" / "autocast" / "grad"): "eval@12", "no_grad()@14"
     switch: str
+    # the other switches made before the same call, "kind:value@line" ("mode:eval@33"): one compile
+    also: list[str]
 
 
 class _ReportRequired(TypedDict):
