@@ -67,7 +67,7 @@ class _Walk:
         self, body: list[ast.stmt], names: set[str], ctx: list[tuple[str, str, int]], depth: int
     ) -> None:
         for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue  # runs when called, not here
             if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id in names:
                 names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))  # `net = model`
@@ -142,12 +142,7 @@ class _Walk:
         bound = {positional[i] for i, v in enumerate(node.args[: len(positional)]) if _named(v, names)}
         bound |= {k.arg for k in node.keywords if k.arg and _named(k.value, names)}
         params = {*positional, *(p.arg for p in a.kwonlyargs)}
-        local = {
-            t.id
-            for n in ast.walk(function)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-            for t in [n]
-        }
+        local = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         if depth == 0 and self.top:
             self.global_names = set(names)
         inner = bound | (self.global_names & names) - params - local
