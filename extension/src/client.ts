@@ -16,6 +16,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { tellOpened, watchCursor } from './cursor';
 import { withDocsLinks } from './docsLinks';
 import { InterpreterChoice } from './interpreterChoice';
 import { layout, serverLaunch } from './launch';
@@ -25,6 +26,7 @@ import { QuietLanguageClient } from './quietClient';
 import { ServerProcesses, type ProcessLaunch } from './serverProcess';
 import {
   CONFIG_SECTION,
+  CursorNotification,
   FileCheckedNotification,
   ServerCommand,
   ShowGraphCommand,
@@ -279,9 +281,10 @@ export class ServerManager implements vscode.Disposable {
             return answers;
           },
         },
-        didOpen: (document, next) => {
+        didOpen: async (document, next) => {
           this.hooks.onCheckScheduled(document.uri.toString());
-          return next(document);
+          await next(document);
+          tellOpened(document, this.sendCursor);
         },
         didChange: (event, next) => {
           if (readClientSettings(this.reader()).runOn === 'type' && event.contentChanges.length > 0) {
@@ -312,6 +315,7 @@ export class ServerManager implements vscode.Disposable {
     client.onNotification(LogMessageNotification.type, () => undefined);
     this.clientDisposables.push(
       client.onNotification(FileCheckedNotification, (params: FileCheckedParams) => this.hooks.onFileChecked(params)),
+      watchCursor(this.sendCursor),
       client.onDidChangeState((event) => {
         if (event.newState === State.Stopped && this.client === client) {
           this.downReason = 'the server stopped — run "ExportLens: Restart server" (see the logs)';
@@ -323,6 +327,11 @@ export class ServerManager implements vscode.Disposable {
     );
     return client;
   }
+
+  /** `exportlens/cursor` to the running server; nothing while it is down (cursor.ts). */
+  private readonly sendCursor = (uri: string, line: number): void => {
+    void this.running?.sendNotification(CursorNotification, { uri, line });
+  };
 
   private errorHandler(): ErrorHandler {
     return {

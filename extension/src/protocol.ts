@@ -60,6 +60,17 @@ export const ShowGraphTextCommand = new CommandType<[uri: string, module: string
 /** Notification `exportlens/fileChecked`: sent once a check of a file is over. */
 export const FileCheckedNotification = new NotificationType<FileCheckedParams>('exportlens/fileChecked');
 
+/**
+ * Notification `exportlens/cursor` (client → server, server/exportlens/lsp/cursor.py): the cursor's
+ * line (0-based) in a buffer; the module under it is checked first.
+ */
+export const CursorNotification = new NotificationType<CursorParams>('exportlens/cursor');
+
+export interface CursorParams {
+  uri: string;
+  line: number;
+}
+
 export interface FileCheckedParams {
   uri: string;
   version: number;

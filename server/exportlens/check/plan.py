@@ -12,9 +12,9 @@ Which, in which order (`plan`), the scheduler's decision on an edit, pure:
 - forced (open, save, the re-check command): every module;
 - otherwise the modules whose result key changed (keys.py), or that have no result yet;
 - a module checked through another file's export call runs that file from disk: only when forced;
-- those whose class the edit touched go first, then the rest; a part goes with its parent (whose
-  export records the inputs it is checked with), and so does a class no export is known to cover with
-  the modules whose exports may cover it.
+- those whose class the edit touched (or the editor's cursor is in) go first, then the rest; a
+  part goes with its parent (whose export records the inputs it is checked with), and so does a
+  class no export is known to cover with the modules whose exports may cover it.
 """
 
 from __future__ import annotations

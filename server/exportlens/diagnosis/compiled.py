@@ -18,6 +18,7 @@ from ..discovery import discovery_of
 from ..findings import Finding, Range, Related
 from ..worker.wire.compile_records import CompileReport, GraphBreak, Recompile
 from ..worker.wire.records import Frame
+from .compiled_values import value_text
 from .context import DiagnosisContext
 from .locate import Sources, library_frame, related_chain, short_path, workspace_frames
 
@@ -109,6 +110,8 @@ def _recompile(raw: Recompile, ctx: DiagnosisContext, sources: Sources) -> Findi
         message = _state_text(raw, ctx, bool(user))
     elif dim in _SWITCHES:
         message = _switch_text(raw, ctx)
+    elif dim == "value":
+        message = value_text(raw, ctx.label, bool(user), _limit_text(raw, "values"))
     else:
         message = _size_text(raw, ctx, bool(user))
     fix = {"compile": True, "reason": raw.get("reason"), "dim": raw.get("dim")}

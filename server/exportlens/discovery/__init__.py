@@ -183,6 +183,8 @@ def _compiled_subjects(
         options: dict[str, Any] = {"fullgraph": call.fullgraph, "dynamic": call.dynamic}
         if call.switches:
             options["switches"] = call.switches
+        if call.varying:
+            options["varying"] = call.varying
         subject = Subject(name, None if both else known, node, spec, compile=options, function=call.function)
         subjects.append(subject)
     return subjects

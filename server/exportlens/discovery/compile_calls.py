@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ..syntax import dotted, resolve
 from .built_class import built_class, statements_before
 from .compile_switches import compile_switches
+from .compile_values import varying_arguments
 from .loops import Step, path_to, read_nodes
 from .training_step import training_step
 
@@ -38,6 +39,8 @@ class CompileCall:
     # what the script changes after the first call that torch guards (`model.eval()`, a dtype):
     # the compile check makes the same switches (compile_switches.py)
     switches: list[dict[str, object]] = field(default_factory=list)
+    # the arguments the script gives a new value each call (a loop's timestep): the check varies them
+    varying: list[dict[str, object]] = field(default_factory=list)
     # a compiled function's own `loss.backward()` / `optimizer.step()` (line, text): never run
     training: tuple[int, str] | None = None
 
@@ -59,6 +62,7 @@ def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[Compil
             wrapped = call.node.args[:1] if isinstance(call.node, ast.Call) else []
             names = {call.name} | {a.id for a in wrapped if isinstance(a, ast.Name)}
             call.switches = compile_switches(tree, names, call.first_call, imports)
+            call.varying = varying_arguments(tree, names)
     return found
 
 

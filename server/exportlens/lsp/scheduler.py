@@ -142,7 +142,9 @@ class Scheduler:
             if self.ls.results.restore(state, doc, keys):
                 publish(snap)  # last session's results, marked, while they are re-checked
         cached = {name: entry.key for name, entry in state.entries.items() if not entry.cached}
-        first, rest = plan(found, keys, cached, state.placement.elsewhere(), changed, force)
+        # the modules the edit touched, and the one under the cursor, go first (their results first)
+        focus = changed | ({state.cursor_line} if state.cursor_line is not None else set())
+        first, rest = plan(found, keys, cached, state.placement.elsewhere(), focus, force)
         for batch in (first, rest):
             if batch and not await self._batch(state, snap, batch):
                 return True

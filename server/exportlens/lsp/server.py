@@ -16,6 +16,7 @@ from . import (
     code_actions,
     codelens,
     commands,
+    cursor,
     graph_command,
     hover,
     lifecycle,
@@ -59,6 +60,7 @@ def build() -> ExportLensServer:
         graph_command,
         lowering_commands,
         code_actions,
+        cursor,
     ):
         feature.register(server)
     return server

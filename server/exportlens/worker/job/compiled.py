@@ -24,6 +24,7 @@ from ..wire.records import Frame
 from .recompiles import pins, prove_remedies, recompile_limit, recompiles
 from .state_recompiles import prove_state_remedies, state_recompiles
 from .switch_recompiles import switch_recompiles
+from .value_recompiles import value_recompiles
 
 
 @contextmanager
@@ -85,11 +86,16 @@ def compile_check(attempt: Any, spec: CompileSpec, budget: Budget, path: str = "
                 # the module's own state first: a counter changing each call confounds the sizes' pass
                 state = state_recompiles(compiled, attempt, recompile_limit())
                 sized = [] if state else recompiles(compiled, attempt, pinned)
+                valued = (
+                    []
+                    if state
+                    else value_recompiles(compiled, attempt, spec.get("varying", []), recompile_limit(), path)
+                )
                 # before any remedy's compile resets dynamo; a state changing each call confounds them too
                 switched = (
                     [] if state else switch_recompiles(compiled, attempt, spec.get("switches", []), path)
                 )
-            report["recompiles"] = state or sized + switched
+            report["recompiles"] = state or sized + valued + switched
             if state:
                 with budget.bounded(0.5):
                     prove_state_remedies(attempt, state)

@@ -128,10 +128,18 @@ class CompileSwitch(TypedDict):
     call: bool  # the compiled module is called after it (with the group's contexts around the call)
 
 
+class VaryingArgument(TypedDict):
+    """An argument the script gives a new value each call (discovery/compile_values.py)."""
+
+    argument: int | str  # its position in the call, or its keyword
+    line: int  # 1-based: the call that varies it, in the job's file
+
+
 class CompileSpec(_CompileRequired, total=False):
     """The module is checked as `torch.compile` traces it (worker/job/compiled.py), not exported."""
 
     switches: list[CompileSwitch]  # after the first call, in file order (worker/job/switch_recompiles.py)
+    varying: list[VaryingArgument]  # the arguments it varies (worker/job/value_recompiles.py)
 
 
 ExampleInputs = TypedDict(  # `Cls().example_inputs()` ("class" is a keyword: functional form)
