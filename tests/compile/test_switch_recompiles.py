@@ -6,6 +6,8 @@ The module of the first test is pytorch/examples' `mnist/main.py` `Net` as it is
 Torch's verdict, by hand (torch 2.13.0, `TORCH_LOGS=recompiles`): the call after `model.eval()`
 logs `Recompiling ... self._modules['dropout1'].training == True`; calling it in train mode again
 recompiles no more (each mode is kept). No device change is made: the machine has no GPU.
+The grad-mode tests run mnist's `test()` as it is (`model.eval()`, then `with torch.no_grad():`
+around `output = model(data)`), called from a `main()` that compiles the model.
 """
 
 from __future__ import annotations
@@ -121,3 +123,86 @@ def test_autocast_recompiles_on_its_with_line(tmp_path: Path) -> None:
     assert [d["range"]["start"]["line"] for d in found] == [with_line], found
     assert "under autocast (bfloat16)" in found[0]["message"], found
     assert "GLOBAL_STATE changed: autocast" in found[0]["message"], found
+
+
+MNIST_TEST = (
+    MNIST_NET.split("    model = Net()")[0]
+    + """
+    def test(model, device, test_loader):
+        model.eval()
+        test_loss = 0
+        correct = 0
+        with torch.no_grad():
+            for data, target in test_loader:
+                data, target = data.to(device), target.to(device)
+                output = model(data)
+                test_loss += F.nll_loss(output, target, reduction='sum').item()  # sum up batch loss
+                pred = output.argmax(dim=1, keepdim=True)  # get the index of the max log-probability
+                correct += pred.eq(target.view_as(pred)).sum().item()
+
+
+    def main():
+        model = torch.compile(Net())
+        loader = [(torch.randn(1, 1, 28, 28), torch.tensor([3]))]
+        for epoch in range(1, 3):
+            model.train()
+            output = model(torch.randn(1, 1, 28, 28))
+            test(model, "cpu", loader)
+
+
+    if __name__ == "__main__":
+        main()
+"""
+)
+
+
+def test_mnists_evaluation_recompiles_once_on_its_no_grad_line(tmp_path: Path) -> None:
+    """Torch's verdict, by hand (torch 2.13.0, `TORCH_LOGS=recompiles python net.py`): one recompile
+    in the two epochs, `GLOBAL_STATE changed: grad_mode`; `model.eval()` made before the same call
+    is part of that version (torch checks global state first), and epoch 2 reuses both versions.
+    With a call between `.eval()` and the `no_grad()` call torch makes two: the dropout guard, then
+    grad mode."""
+    lines, found = _recompiles(tmp_path, MNIST_TEST)
+    with_line = lines.index("    with torch.no_grad():")
+    assert [d["range"]["start"]["line"] for d in found] == [with_line], found
+    message = found[0]["message"]
+    assert f"with grad mode off (`torch.no_grad()`, line {with_line + 1})" in message, message
+    assert "GLOBAL_STATE changed: grad_mode" in message, message
+    eval_line = lines.index("    model.eval()") + 1
+    assert (
+        f"after the script switches it to eval mode (`.eval()`, line {eval_line}) (one compile for both)"
+        in message
+    )
+    assert "No torch setting removes it" in message and "Proven" not in message, message
+
+
+def test_an_alias_passed_to_a_function_under_inference_mode_recompiles(tmp_path: Path) -> None:
+    """Torch's verdict, by hand: `Recompiling ... GLOBAL_STATE changed: grad_mode` (the first
+    call's inputs were made outside inference mode); `net.eval()` makes none (no dropout)."""
+    extra = (
+        "    def evaluate(m, batch):\n"
+        "        m.eval()\n"
+        "        with torch.inference_mode():\n"
+        "            return m(batch)\n"
+        "    net = model\n"
+        "    y = evaluate(net, x)\n"
+    )
+    lines, found = _recompiles(tmp_path, MLP + extra)
+    with_line = lines.index("    with torch.inference_mode():")
+    assert [d["range"]["start"]["line"] for d in found] == [with_line], found
+    assert "(`torch.inference_mode()`, line" in found[0]["message"], found
+    assert "GLOBAL_STATE changed: grad_mode" in found[0]["message"], found
+
+
+def test_eval_through_an_alias_recompiles_on_the_dropout_line(tmp_path: Path) -> None:
+    source = (
+        MNIST_NET.split("    model.eval()")[0]
+        + "    net = compiled\n    net.eval()\n    output = net(torch.randn(1, 1, 28, 28))\n"
+    )
+    lines, found = _recompiles(tmp_path, source)
+    assert [d["range"]["start"]["line"] for d in found] == [lines.index("        x = self.dropout1(x)")], (
+        found
+    )
+    assert (
+        f"switches it to eval mode (`.eval()`, line {lines.index('net.eval()') + 1})" in found[0]["message"]
+    )

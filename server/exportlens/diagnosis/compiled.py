@@ -182,16 +182,35 @@ _SWITCHES = {
         "the script calls it under autocast{dtype} (line {line})",
         "torch compiled it without autocast; autocast is global state every compiled version is guarded on. ",
     ),
+    "grad": (
+        "the script calls it with grad mode off (`torch.{value}`, line {line})",
+        "torch compiled it with grad mode on; grad mode is global state every compiled version is guarded "
+        "on. ",
+    ),
 }
+_NO_SETTING = {
+    "mode": "keep the compiled model in one mode and dtype, or compile one per mode",
+    "grad": "an evaluation under it costs this one compile, once",
+}
+
+
+def _said(kind: str, switch: str) -> str:
+    """ "eval@12" of a "mode" switch: "the script switches it to eval mode (`.eval()`, line 12)"."""
+    value, _, line = switch.rpartition("@")
+    return _SWITCHES[kind][0].format(
+        value=value, line=line, dtype=f" ({value})" if value != "default" else ""
+    )
 
 
 def _switch_text(raw: Recompile, ctx: DiagnosisContext) -> str:
     """A switch the script makes between calls (worker/job/switch_recompiles.py): one compile more,
     kept; no setting removes it, so none is advised."""
-    value, _, line = str(raw.get("switch", "")).rpartition("@")
     kind = str(raw.get("dim"))
-    what, why = _SWITCHES[kind]
-    said = what.format(value=value, line=line, dtype=f" ({value})" if value != "default" else "")
+    said = _said(kind, str(raw.get("switch", "")))
+    before = [_said(*other.split(":", 1)) for other in raw.get("also") or []]
+    if before:  # torch names one guard; the version it compiles is for all of them
+        said += f", after {' and '.join(before)} (one compile for {'both' if len(before) == 1 else 'all'})"
+    why = _SWITCHES[kind][1]
     limit = raw.get("limit")
     message = (
         f"torch.compile: {ctx.label} recompiles when {said}: torch's guard failed: "
@@ -203,11 +222,8 @@ def _switch_text(raw: Recompile, ctx: DiagnosisContext) -> str:
         if limit
         else ". "
     )
-    return message + (
-        "No torch setting removes it: keep the compiled model in one mode and dtype, or compile one per mode."
-        if kind == "mode"
-        else "No torch setting removes it: call the compiled model in one dtype (cast the inputs before it)."
-    )
+    keep = _NO_SETTING.get(kind, "call the compiled model in one dtype (cast the inputs before it)")
+    return message + f"No torch setting removes it: {keep}."
 
 
 def _remedies(raw: Recompile) -> str:

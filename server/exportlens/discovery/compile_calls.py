@@ -61,7 +61,7 @@ def find_compile_calls(tree: ast.Module, imports: dict[str, str]) -> list[Compil
         if call.first_call is not None and call.function is None:
             wrapped = call.node.args[:1] if isinstance(call.node, ast.Call) else []
             names = {call.name} | {a.id for a in wrapped if isinstance(a, ast.Name)}
-            call.switches = compile_switches(tree, names, call.first_call.lineno, imports)
+            call.switches = compile_switches(tree, names, call.first_call, imports)
             call.varying = varying_arguments(tree, names)
     return found
 

@@ -1,8 +1,17 @@
 """What a script changes between calls of a compiled model that torch guards (issue 45 point 1):
 `model.eval()` / `model.train()`, a dtype (`model.double()`, `model(x.half())`,
-`x.to(torch.bfloat16)`) and autocast (`with torch.autocast("cpu"): model(x)`). Each after the first
-call, in file order, with its line: the compile check makes the same switches (worker/job/
-switch_recompiles.py) and says which recompile, on the line whose guard failed.
+`x.to(torch.bfloat16)`), autocast (`with torch.autocast("cpu"): model(x)`) and grad mode
+(`with torch.no_grad():` / `torch.inference_mode()` / `torch.set_grad_enabled(False)`), through
+any name it goes by (compile_flow.py). The compile check makes the same switches and calls
+(worker/job/switch_recompiles.py) and says which recompile.
+
+Torch keeps one compiled version per guarded state, so only a call in a state not called before
+can recompile: each such call is one group of switches, the states set since the worker's last
+call then the contexts around the call; the last of the group has `call` set. Switches set before
+one call are one recompile, as torch makes it (mnist's `test()`: `model.eval()` then
+`with torch.no_grad(): model(data)` recompiles once, on grad mode). A switch's line is the line
+that makes it, inside the function it is made in (`m.eval()` in `def evaluate(m, loader):`):
+where the user changes it.
 """
 
 from __future__ import annotations
@@ -10,109 +19,69 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..syntax import dotted, resolve
-
-_DTYPE_METHODS = {"double": "float64", "half": "float16", "bfloat16": "bfloat16", "float": "float32"}
-_DTYPES = {
-    "float64": "float64",
-    "double": "float64",
-    "float16": "float16",
-    "half": "float16",
-    "bfloat16": "bfloat16",
-    "float32": "float32",
-    "float": "float32",
-}
-_AUTOCAST = {"torch.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast", "torch.cuda.amp.autocast"}
+from .compile_flow import Event, events
 
 
 def compile_switches(
-    tree: ast.Module, names: set[str], after: int, imports: dict[str, str]
+    tree: ast.Module, names: set[str], first: ast.Call, imports: dict[str, str]
 ) -> list[dict[str, Any]]:
-    """The switches of the module bound to one of `names` made after line `after`, in file order:
-    {"kind": "mode"|"dtype"|"autocast", "value": ..., "line": 1-based}. A dtype or mode counts once:
-    the first line that sets it."""
-    found: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
-    for node in sorted(_nodes(tree), key=lambda n: (n.lineno, n.col_offset)):
-        if node.lineno <= after:
+    """The switch groups of the module bound to one of `names` after its first call `first`:
+    {"kind": "mode"|"dtype"|"autocast"|"grad", "value": ..., "line": 1-based, "call": bool}."""
+    if isinstance(first.func, ast.Name):
+        names = names | {first.func.id}  # the object the script calls (an instance of a compiled class)
+    found = events(tree, _holding(tree, first), names, imports)
+    start = next((i for i, e in enumerate(found) if e.call is first), None)
+    if start is None:
+        return []
+    state: dict[str, tuple[str, int]] = {}
+    for event in found[:start]:  # what the first call sees (`model.eval()` before it)
+        if event.call is None:
+            state[event.kind] = (event.value, event.line)
+    seen = {_key(state, found[start])}
+    worker = {kind: value for kind, (value, _line) in state.items()}  # as the worker's first call
+    out: list[dict[str, Any]] = []
+    for event in found[start + 1 :]:
+        if event.call is None:
+            if state.get(event.kind, ("",))[0] != event.value:  # the first line that sets it
+                state[event.kind] = (event.value, event.line)
             continue
-        switch = _switch(node, names, imports)
-        if switch is not None and (switch["kind"], switch["value"]) not in seen:
-            seen.add((switch["kind"], switch["value"]))
-            found.append({**switch, "line": node.lineno})
-    return found
-
-
-def _nodes(tree: ast.Module) -> list[Any]:
-    """Calls and `with` statements outside class bodies (a method's `self.eval()` is not the script's)."""
-    out: list[Any] = []
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ClassDef):
-            continue
-        if isinstance(node, (ast.Call, ast.With)):
-            out.append(node)
-        stack.extend(ast.iter_child_nodes(node))
+        key = _key(state, event)
+        if key in seen:
+            continue  # torch compiled this state already: it reuses that version
+        seen.add(key)
+        group = []
+        for kind, (value, line) in _sets(state, event).items():
+            if worker.get(kind) != value:
+                group.append({"kind": kind, "value": value, "line": line, "call": False})
+                worker[kind] = value
+        group += [{"kind": k, "value": v, "line": line, "call": False} for k, v, line in event.contexts]
+        if group:
+            group[-1]["call"] = True
+            out += group
     return out
 
 
-def _switch(node: ast.AST, names: set[str], imports: dict[str, str]) -> dict[str, Any] | None:
-    if isinstance(node, ast.With):
-        return _autocast(node, names, imports)
-    assert isinstance(node, ast.Call)
-    func = node.func
-    if isinstance(func, ast.Name) and func.id in names:  # `model(x.double())`: an input's dtype
-        dtype = next((d for a in ast.walk(node) if a is not node and (d := _cast(a))), None)
-        return {"kind": "dtype", "value": dtype} if dtype else None
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names):
-        return None
-    if func.attr == "eval" and not node.args:
-        return {"kind": "mode", "value": "eval"}
-    if func.attr == "train":
-        flag = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "mode"), None)
-        off = isinstance(flag, ast.Constant) and flag.value is False
-        return {"kind": "mode", "value": "eval" if off else "train"}
-    dtype = _cast(node)
-    return {"kind": "dtype", "value": dtype} if dtype else None
+def _sets(state: dict[str, tuple[str, int]], event: Event) -> dict[str, tuple[str, int]]:
+    """The persistent states at a call: its inputs' dtype, when it casts them, over the module's."""
+    if event.value and state.get("dtype", ("",))[0] != event.value:
+        return {**state, "dtype": (event.value, event.line)}
+    return state
 
 
-def _cast(node: ast.AST) -> str | None:
-    """`t.double()` / `t.half()` / `t.to(torch.float16)` / `t.to(dtype=torch.bfloat16)`: the dtype."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-        return None
-    if node.func.attr in _DTYPE_METHODS and not node.args and not node.keywords:
-        return _DTYPE_METHODS[node.func.attr]
-    if node.func.attr == "to":
-        values = [*node.args, *(k.value for k in node.keywords if k.arg == "dtype")]
-        return next((d for v in values if (d := _dtype(v))), None)
-    return None
+def _key(state: dict[str, tuple[str, int]], event: Event) -> tuple[Any, ...]:
+    sets = _sets(state, event)
+    return (
+        tuple(sorted((k, v) for k, (v, _line) in sets.items())),
+        tuple(sorted({(k, v) for k, v, _line in event.contexts})),
+    )
 
 
-def _dtype(value: ast.expr | None) -> str | None:
-    """`torch.float16` -> "float16"; None for anything else."""
-    if isinstance(value, ast.Attribute) and dotted(value.value) == "torch":
-        return _DTYPES.get(value.attr)
-    return None
-
-
-def _autocast(node: ast.With, names: set[str], imports: dict[str, str]) -> dict[str, Any] | None:
-    """`with torch.autocast(...)` around a call of the compiled model: the dtype it says ("" for the
-    device's default)."""
-    calls = [
-        n
-        for stmt in node.body
-        for n in ast.walk(stmt)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
-    ]
-    if not calls:
-        return None
-    for item in node.items:
-        call = item.context_expr
-        if isinstance(call, ast.Call) and resolve(dotted(call.func), imports) in _AUTOCAST:
-            dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
-            if dtype is None and len(call.args) > 1:
-                dtype = call.args[1]
-            value = _dtype(dtype) or ""
-            return {"kind": "autocast", "value": value}
-    return None
+def _holding(tree: ast.Module, first: ast.Call) -> list[ast.stmt]:
+    """The block the first call runs in: the function of the file holding it (`def main():`), else
+    the top level."""
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            n is first for n in ast.walk(stmt)
+        ):
+            return stmt.body
+    return tree.body

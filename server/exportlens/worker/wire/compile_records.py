@@ -35,9 +35,11 @@ class Recompile(_RecompileRequired, total=False):
     # proven (no recompile, outputs match eager), else what torch did instead
     tried: dict[str, str]
     hint: str  # torch's own hint in the guard failure (a state recompile: `dim` is "state")
-    # a switch the script makes (`dim` "mode" / "dtype" / "autocast"): "eval@12", "float64@14"; a
-    # number argument it gives a new value each call (`dim` "value"): "temperature@30"
+    # a switch the script makes (`dim` "mode" / "dtype" / "autocast" / "grad"): "eval@12",
+    # "no_grad()@14"; a number argument it gives a new value each call (`dim` "value"): "temperature@30"
     switch: str
+    # the other switches made before the same call, "kind:value@line" ("mode:eval@33"): one compile
+    also: list[str]
     values: list[float]  # `dim` "value": the values it was called with, in order
 
 

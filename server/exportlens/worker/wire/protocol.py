@@ -120,9 +120,12 @@ class _CompileRequired(TypedDict):
 class CompileSwitch(TypedDict):
     """A change the script makes between calls that torch guards (discovery/compile_switches.py)."""
 
-    kind: Literal["mode", "dtype", "autocast"]
-    value: str  # "eval"/"train"; a dtype's name ("float64"); autocast's dtype, "" for the default
+    kind: Literal["mode", "dtype", "autocast", "grad"]
+    # "eval"/"train"; a dtype's name ("float64"); autocast's dtype, "" for the default; grad mode off's
+    # context ("no_grad()", "inference_mode()", "set_grad_enabled(False)")
+    value: str
     line: int  # 1-based, in the job's file
+    call: bool  # the compiled module is called after it (with the group's contexts around the call)
 
 
 class VaryingArgument(TypedDict):
