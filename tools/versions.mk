@@ -23,6 +23,7 @@ examples-diff: setup
 # .venv-transformers/, ~10 s, ~135 MB); pytest runs in $(VENV), the worker in that venv (~2 min).
 # The in-process decode-step test is left out: it imports this interpreter's transformers.
 TRANSFORMERS_TESTS ?= tests/realcode/test_transformers_cache.py tests/realcode/test_decode_step.py \
+  tests/realcode/test_cache_wrapper_fix.py tests/fixes/test_cache_wrapper_copies.py \
   'tests/compile/test_compile_training.py::test_each_break_torch_reports_in_a_training_step_is_found_on_its_line[hf_bert-train_bert_hf.py]'
 TRANSFORMERS_DESELECT ?= --deselect tests/realcode/test_decode_step.py::test_the_decode_step_puts_the_cache_back
 

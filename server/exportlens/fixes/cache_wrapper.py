@@ -20,7 +20,8 @@ The static cache is allocated for one batch size, so a batch Dim the user declar
 dynamic (torch refuses: the code specialized it to the example's batch); the title says so. The
 sequence Dim's `min` stays when the one-token step still fits it: torch checks no lower bound of 2
 or less at run time (sizes 0 and 1 are its specialization, not a guard), a larger one would refuse
-the decode step, so it is dropped, and the title says that too (torch 2.13 and 2.15, by the proof).
+the decode step, so it is dropped, and the title says that too (torch 2.13 and 2.15 by hand; the
+proof runs that step on each fix).
 """
 
 from __future__ import annotations
