@@ -20,7 +20,7 @@ examples-diff: setup
 
 # The transformers tests on a second release a year older than pyproject.toml's (issue 44): pins in
 # tools/transformers-older.txt, its venv made once by tools/transformers-venv.sh (cached under
-# .venv-transformers/, ~10 s, ~135 MB); pytest runs in $(VENV), the worker in that venv (~2 min).
+# .venv-transformers/, ~10 s, ~135 MB); pytest runs in $(VENV), the worker in that venv (~5 min).
 # The in-process decode-step test is left out: it imports this interpreter's transformers.
 TRANSFORMERS_TESTS ?= tests/realcode/test_transformers_cache.py tests/realcode/test_decode_step.py \
   tests/realcode/test_cache_wrapper_fix.py tests/fixes/test_cache_wrapper_copies.py \
