@@ -69,13 +69,62 @@ def test_the_dims_max_is_the_cache_length_and_one_dim_below_it_serves_prefill_an
         'model.generation_config.cache_implementation = "static"\n'
         "exportable = TorchExportableModuleForDecoderOnlyLM("
         "model, batch_size=ids.shape[0], max_cache_len=32)\n"
-        'seq_cached = torch.export.Dim("seq_cached", max=31)  # the prompt and each next token\n'
+        'seq_cached = torch.export.Dim("seq_cached", min=2, max=31)  # the prompt and each next token\n'
         "program = exportable.export(\n"
         "    input_ids=ids,\n"
         "    cache_position=torch.arange(ids.shape[1]),\n"
         '    dynamic_shapes={"input_ids": {1: seq_cached}, "cache_position": {0: seq_cached}},\n'
         ")\n"
     ), tail
+    (fix,) = rewrites(
+        HEAD
+        + 'seq = torch.export.Dim("seq", min=2, max=32)\n'
+        + "program = torch.export.export(model, (ids,), dynamic_shapes=({1: seq},))\n"
+    )
+    assert fix.title.endswith("(max_cache_len=32, the sequence Dim's max; its min=2 kept)"), fix.title
+    assert "batch" not in fix.title, fix.title  # the user's batch was static: nothing to say
+
+
+def test_a_batch_dim_is_said_to_be_fixed_by_the_static_cache_not_silently_dropped() -> None:
+    for declared in ("batch", "torch.export.Dim.AUTO", "torch.export.Dim('b', max=4)"):
+        source = (
+            HEAD
+            + 'batch = torch.export.Dim("batch", max=4)\nseq = torch.export.Dim("seq", max=32)\n'
+            + f"program = torch.export.export(model, (ids,), dynamic_shapes=({{0: {declared}, 1: seq}},))\n"
+        )
+        (fix,) = rewrites(source)
+        assert (
+            "the batch is not dynamic: a static cache is sized for the example's batch (`ids.shape[0]`), "
+            f"so `{declared}` is dropped"
+        ) in fix.title, fix.title
+        text = proposed(source)
+        assert "# the static cache holds ids.shape[0] sequences: the batch is fixed\n" in text, text
+        assert '{"input_ids": {1: seq_cached}, "cache_position": {0: seq_cached}}' in text, text
+    for static in ("None", "torch.export.Dim.STATIC"):
+        (fix,) = rewrites(
+            HEAD
+            + 'seq = torch.export.Dim("seq", max=32)\n'
+            + f"program = torch.export.export(model, (ids,), dynamic_shapes=({{0: {static}, 1: seq}},))\n"
+        )
+        assert "batch" not in fix.title, (static, fix.title)
+
+
+def test_a_min_the_one_token_decode_step_would_break_is_dropped_and_said() -> None:
+    """torch checks no lower bound of 2 or less at run time; `min=4` would refuse the decode step."""
+    source = (
+        HEAD
+        + "s = torch.export.Dim('s', min=4, max=32)\n"
+        + "program = torch.export.export(model, (ids,), dynamic_shapes=({1: s},))\n"
+    )
+    (fix,) = rewrites(source)
+    assert "its min=4 dropped: the one-token decode step goes through the same Dim" in fix.title, fix.title
+    assert 'Dim("seq_cached", max=31)' in proposed(source)
+    text = proposed(
+        HEAD
+        + "s = torch.export.Dim('s', min=1, max=32)\n"
+        + "program = torch.export.export(model, (ids,), dynamic_shapes=({1: s},))\n"
+    )
+    assert 'Dim("seq_cached", min=1, max=31)' in text, text
 
 
 def test_without_a_dim_the_config_bounds_the_cache_and_expressions_are_bound_once() -> None:

@@ -7,6 +7,10 @@ nothing downloaded; through the CLI's `--fix`, then the fixed script run by the 
 torch's verdict (torch 2.13.0, transformers 5.25.0, by hand): the fixed Llama script's program has
 the static cache as buffers `key_cache_0` ... of `max_cache_len` positions, takes an 8-token prompt
 and a one-token decode step at position 8, and its logits match `model.generate`'s to 6e-8.
+The wrapper's export with a batch Dim fails on both torch 2.13 and 2.15 ("your code specialized it
+to be a constant (2)"); with the seq Dim's `min=2` it exports (range [2, 31]) and the one-token step
+runs, with `min=4` the step fails ("Guard failed: input_ids.size()[1] >= 4"). Also run on
+transformers 4.57.3 (`make test-transformers-older`).
 """
 
 from __future__ import annotations
@@ -74,9 +78,34 @@ def test_the_llama_export_is_fixed_to_the_wrapper_and_exports_prefill_and_decode
     assert 'model.generation_config.cache_implementation = "static"' in text, text
     # max_cache_len is the user's Dim's max; the sequence Dim below it, on the ids and the positions
     assert "TorchExportableModuleForDecoderOnlyLM(model, batch_size=ids.shape[0], max_cache_len=32)" in text
-    assert 'Dim("seq_cached", max=31)' in text and '"cache_position": {0: seq_cached}' in text, text
+    assert 'Dim("seq_cached", min=2, max=31)' in text and '"cache_position": {0: seq_cached}' in text, text
     assert "torch.export.export(" not in text, text
     followed(text + RUN, tmp_path, "cache (1, 2, 32, 8)\nprefill and decode match generate")
+
+
+def test_a_batch_dim_is_said_fixed_and_the_seq_dims_min_kept(tmp_path: Path) -> None:
+    """A batch of 2 declared dynamic: the wrapper's static cache holds 2 sequences, torch refuses
+    the batch Dim on it, so the fix says the batch is fixed; the seq Dim's min=2 stays, and the
+    proof's decode step (one token through that Dim) still runs."""
+    script = tmp_path / "export_llama.py"
+    script.write_text(
+        EXPORT.replace("(1, 8))", "(2, 8))")
+        .replace(
+            'seq = torch.export.Dim("seq"',
+            'batch = torch.export.Dim("batch", max=4)\nseq = torch.export.Dim("seq"',
+        )
+        .replace("({1: seq},)", "({0: batch, 1: seq},)")
+    )
+    fixed = run_cli("export_llama.py", "--no-cache", "--fix", cwd=tmp_path, python=WORKER_PYTHON)
+    said = fixed.stdout + fixed.stderr
+    assert "its min=2 kept; the batch is not dynamic: a static cache is sized for the example's batch" in said
+    assert "so `batch` is dropped" in fixed.stderr, said
+    assert "decode step at cache position 8 match eager generation's logits" in fixed.stderr, said
+    assert fixed.returncode == 0 and "0 error(s)" in fixed.stdout, said
+    text = script.read_text()
+    assert 'Dim("seq_cached", min=2, max=31)' in text, text
+    assert "# the static cache holds ids.shape[0] sequences: the batch is fixed" in text, text
+    followed(text + RUN, tmp_path, "cache (2, 2, 32, 8)\nprefill and decode match generate")
 
 
 def test_gpt2_without_a_dim_takes_max_cache_len_from_its_config(tmp_path: Path) -> None:

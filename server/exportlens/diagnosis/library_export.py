@@ -153,12 +153,18 @@ def cache_advice(found: ExportRecipes | None, version: str | None, cache: str = 
         given = f"model, {arguments}" if arguments else "model"
         call = f"`transformers.integrations.executorch.{found.wrapper}({given})`"
         needs = ", ".join(f"`model.generation_config.{a} = {v}`" for a, v in found.requires)
+        takes = found.export_arguments
+        shown = ", ".join(f"{a}=…" for a in ("input_ids", "cache_position", "dynamic_shapes") if a in takes)
         ways.append(
-            f"keep the cache: {installed} exports a decoder-only LM with a static cache through {call} "
-            f"and its `.export(input_ids=…, cache_position=…, dynamic_shapes=…)`"
+            f"keep the cache: {installed} exports a decoder-only LM with a static cache through {call}"
+            + (f" and its `.export({shown})`" if "cache_position" in takes else "")
             + (f" (its constructor asserts {needs})" if needs else "")
-            + "; one Dim for the sequence on `input_ids` dim 1 and `cache_position` dim 0 (max below"
-            " `max_cache_len`) lets that program take the one-token decode step as well as the prompt"
+            + (
+                "; one Dim for the sequence on `input_ids` dim 1 and `cache_position` dim 0 (max below"
+                " `max_cache_len`) lets that program take the one-token decode step as well as the prompt"
+                if "cache_position" in takes
+                else f"; no rewrite is offered: {_undriven(found.wrapper, takes)}"
+            )
         )
     if found is not None and found.dynamic:
         named = " / ".join(f"`transformers.integrations.executorch.{n}`" for n in found.dynamic)
@@ -168,3 +174,17 @@ def cache_advice(found: ExportRecipes | None, version: str | None, cache: str = 
         "the whole sequence for every token"
     )
     return "; or ".join(ways)
+
+
+def _undriven(wrapper: str, takes: tuple[str, ...]) -> str:
+    """Why this copy's wrapper cannot be driven for a decode step: generation feeds its program one
+    token at the next cache position, and an export with no `cache_position` has no input for it
+    (a `past_key_values` argument is the cache itself, which a static cache keeps as buffers)."""
+    if not takes:
+        return f"this copy's `{wrapper}` has no `.export(...)`, so there is no call taking a `cache_position`"
+    given = ", ".join(f"`{a}`" for a in takes)
+    return (
+        f"this copy's `{wrapper}.export(...)` takes {given} and no `cache_position`, so the program it "
+        "makes cannot be fed the decode step's next position, and a rewrite to it cannot be proven past "
+        "the prompt"
+    )

@@ -15,6 +15,13 @@ sequence Dim's max when it has one, else the model config's `max_position_embedd
 `input_ids` dim 1 and `cache_position` dim 0, below it, lets the program take the one-token decode
 step too. The proof (worker/job/decode_proof.py) exports the rewrite and compares its prefill and
 first decode step with eager generation; a call the wrapper cannot take gets no fix.
+
+The static cache is allocated for one batch size, so a batch Dim the user declared cannot stay
+dynamic (torch refuses: the code specialized it to the example's batch); the title says so. The
+sequence Dim's `min` stays when the one-token step still fits it: torch checks no lower bound of 2
+or less at run time (sizes 0 and 1 are its specialization, not a guard), a larger one would refuse
+the decode step, so it is dropped, and the title says that too (torch 2.13 and 2.15 by hand; the
+proof runs that step on each fix).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from .small import export_call
 
 MODULE = "transformers.integrations.executorch"
 BATCH = ("batch_size", "max_batch_size")  # the constructor's name for it, whichever the copy has
+UNCHECKED_MIN = 2  # the largest Dim `min` torch does not check at run time: the decode step's 1 passes
 
 
 def wrapper_fixes(doc: Document, code: str, data: dict[str, Any], module: str | None) -> list[Fix]:
@@ -44,7 +52,7 @@ def wrapper_fixes(doc: Document, code: str, data: dict[str, Any], module: str | 
     found = _parts(doc, call) if call is not None else None
     if call is None or found is None or "dynamic_shapes" not in takes or "torch" not in _names(doc.tree):
         return []  # (the rewrite writes `torch.arange` and `torch.export.Dim`)
-    model, ids, dim_max, strict = found
+    model, ids, (dim_min, dim_max), batch_dim, strict = found
     statement = _statement(doc.tree, call)
     if statement is None:
         return []
@@ -64,6 +72,7 @@ def wrapper_fixes(doc: Document, code: str, data: dict[str, Any], module: str | 
         ids_text = bound
     else:
         ids_text = ids.id
+    notes: list[str] = []
     if dim_max is not None:
         length, below, said = (
             str(dim_max),
@@ -78,9 +87,21 @@ def wrapper_fixes(doc: Document, code: str, data: dict[str, Any], module: str | 
     for attribute, value in wrapper.get("requires") or []:
         if value != "True":  # `use_cache`: already so, or the model would return no cache
             before.append(f"{model_text}.generation_config.{attribute} = {value}")
+    low = ""
+    if dim_min is not None and dim_min <= UNCHECKED_MIN:
+        low = f"min={dim_min}, "
+        notes.append(f"its min={dim_min} kept")
+    elif dim_min is not None:
+        notes.append(f"its min={dim_min} dropped: the one-token decode step goes through the same Dim")
+    if batch_dim is not None:
+        notes.append(
+            f"the batch is not dynamic: a static cache is sized for the example's batch "
+            f"(`{ids_text}.shape[0]`), so `{batch_dim}` is dropped"
+        )
+        before.append(f"# the static cache holds {ids_text}.shape[0] sequences: the batch is fixed")
     before += [
         f"{exportable} = {name}({model_text}, {batch}={ids_text}.shape[0], max_cache_len={length})",
-        f'{seq} = torch.export.Dim("{seq}", max={below})  # the prompt and each next token',
+        f'{seq} = torch.export.Dim("{seq}", {low}max={below})  # the prompt and each next token',
     ]
     shapes = f'{{"input_ids": {{1: {seq}}}, "cache_position": {{0: {seq}}}}}'
     given = f",\n{ind}    strict={_text(doc, strict)}" if strict is not None and "strict" in takes else ""
@@ -97,15 +118,21 @@ def wrapper_fixes(doc: Document, code: str, data: dict[str, Any], module: str | 
     else:
         edits = [Edit(first, first, lead), replaced]
     edits += ensure_import(doc, MODULE, name)
-    title = f"Export with a static cache through transformers' `{name}` ({said})"
+    title = f"Export with a static cache through transformers' `{name}` ({'; '.join([said, *notes])})"
     fix = Fix(title, code, "cache-wrapper", edits, {"compare": "self", "decode": True})
     fix.module, fix.line = module, call.lineno - 1
     return [fix]
 
 
-def _parts(doc: Document, call: ast.Call) -> tuple[ast.expr, ast.expr, int | None, ast.expr | None] | None:
-    """`torch.export.export(model, (ids,), dynamic_shapes=...)`: the model, the token ids, the max of
-    the Dim on their dim 1 (None: none declared), the `strict=` given; None for any other shape."""
+Bounds = tuple[int | None, int | None]  # a Dim's literal min and max (None: not given as an int)
+
+
+def _parts(
+    doc: Document, call: ast.Call
+) -> tuple[ast.expr, ast.expr, Bounds, str | None, ast.expr | None] | None:
+    """`torch.export.export(model, (ids,), dynamic_shapes=...)`: the model, the token ids, the bounds
+    of the Dim on their dim 1, the text of what their dim 0 was declared (None: a static batch), the
+    `strict=` given; None for any other shape."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
     model = call.args[0] if call.args else keywords.get("mod")
     examples = call.args[1] if len(call.args) > 1 else keywords.get("args")
@@ -116,11 +143,14 @@ def _parts(doc: Document, call: ast.Call) -> tuple[ast.expr, ast.expr, int | Non
     if set(keywords) - {"mod", "args", "kwargs", "dynamic_shapes", "strict"}:
         return None
     shapes = keywords.get("dynamic_shapes")
-    dim = _ids_dim(shapes) if shapes is not None else None
+    spec = _ids_spec(shapes) if shapes is not None else {}
+    seq, batch = spec.get(1), spec.get(0)
+    declared = None if batch is None else _text(doc, batch)  # `None` / `Dim.STATIC`: a static batch
     return (
         model,
         ids,
-        _dim_max(doc.tree, dim, call) if dim is not None else None,
+        _bounds(doc.tree, seq, call) if seq is not None else (None, None),
+        None if declared in (None, "None") or str(declared).endswith("STATIC") else declared,
         keywords.get("strict"),
     )
 
@@ -139,22 +169,25 @@ def _ids(examples: ast.expr | None, extra: ast.expr | None) -> ast.expr | None:
     return None
 
 
-def _ids_dim(shapes: ast.expr) -> ast.expr | None:
-    """The Dim on the ids' dim 1: `({1: seq},)`, `[{1: seq}]`, `{"input_ids": {1: seq}}`."""
+def _ids_spec(shapes: ast.expr) -> dict[int, ast.expr]:
+    """The ids' spec, dim -> what it was declared: `({1: seq},)`, `[{1: seq}]`, `{"input_ids": {1: seq}}`."""
     spec: ast.expr | None = None
     if isinstance(shapes, (ast.Tuple, ast.List)) and shapes.elts:
         spec = shapes.elts[0]
     elif isinstance(shapes, ast.Dict) and len(shapes.values) == 1:
         spec = shapes.values[0]
-    if isinstance(spec, ast.Dict):
-        for key, value in zip(spec.keys, spec.values, strict=True):
-            if isinstance(key, ast.Constant) and key.value == 1:
-                return value
-    return None
+    if not isinstance(spec, ast.Dict):
+        return {}
+    return {
+        key.value: value
+        for key, value in zip(spec.keys, spec.values, strict=True)
+        if isinstance(key, ast.Constant) and isinstance(key.value, int)
+    }
 
 
-def _dim_max(tree: ast.Module, dim: ast.expr, before: ast.Call) -> int | None:
-    """The literal `max=` of a `Dim(...)` given inline or bound to a name above the call."""
+def _bounds(tree: ast.Module, dim: ast.expr, before: ast.Call) -> Bounds:
+    """The literal `min=` and `max=` of a `Dim(...)` given inline or bound to a name above the call
+    (a max below 2 is none: no cache to hold a next token)."""
     made: ast.expr | None = dim
     if isinstance(dim, ast.Name):
         made = None
@@ -166,11 +199,13 @@ def _dim_max(tree: ast.Module, dim: ast.expr, before: ast.Call) -> int | None:
             ):
                 made = node.value  # the last binding above the call
     if not isinstance(made, ast.Call) or not ast.unparse(made.func).endswith("Dim"):
-        return None
-    high = next((k.value for k in made.keywords if k.arg == "max"), None)
-    if isinstance(high, ast.Constant) and isinstance(high.value, int) and high.value >= 2:
-        return high.value
-    return None
+        return None, None
+    given = {k.arg: k.value for k in made.keywords if k.arg in ("min", "max")}
+    low, high = (
+        v.value if isinstance(v := given.get(b), ast.Constant) and isinstance(v.value, int) else None
+        for b in ("min", "max")
+    )
+    return low, high if high is not None and high >= 2 else None
 
 
 def _statement(tree: ast.Module, call: ast.Call) -> ast.stmt | None:
