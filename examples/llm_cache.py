@@ -5,8 +5,9 @@ torch cannot flatten (unflattenable-output). `use_cache=False` would export, but
 recomputes the whole sequence for every token. The quick-fix (`exportlens check --fix`) rewrites
 the call to the wrapper the installed transformers ships, here `TorchExportableModuleForDecoderOnlyLM`
 with a static cache of `max_cache_len=32` (the Dim's max) and one sequence Dim below it on
-`input_ids` and `cache_position` (its `min=2` kept), proven before it is offered: the rewrite exports, and its prefill
-and first decode step give the logits `model.generate` gives. Applied, the file checks clean.
+`input_ids` and `cache_position` (its `min=2` kept), proven before it is offered: the rewrite
+exports, and its prefill and first decode step give the logits `model.generate` gives. Applied,
+the file checks clean.
 
 Random weights from a config: nothing is downloaded.
 """
