@@ -63,3 +63,26 @@ async def leftovers(root: int, wait: float = 10.0) -> list[tuple[int, str]]:
     while (found := descendants(root)) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     return found
+
+
+def cpu_ticks(pid: int) -> int | None:
+    """The user + system CPU time a process has used, in clock ticks; None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return int(fields[11]) + int(fields[12])
+
+
+async def until_a_child_idles(root: int, idle: float = 1.0, wait: float = 120.0) -> None:
+    """Until a job's child under `root` has used no CPU for `idle` seconds: it is inside a sleep
+    of the user's code, not still starting or tracing (a condition, where a fixed sleep guessed
+    how long a loaded machine takes)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        before = {pid: cpu_ticks(pid) for pid, _ in descendants(root)}
+        await asyncio.sleep(idle)
+        if any(ticks is not None and cpu_ticks(pid) == ticks for pid, ticks in before.items()):
+            return
+    raise AssertionError(f"no child of {root} went idle in {wait} s")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from tests.procs import leftovers
+from tests.procs import leftovers, until_a_child_idles
 
 from .conftest import Session
 
@@ -46,7 +46,7 @@ async def test_cancel_export_stops_the_export_and_the_worker_goes_on(server: Ses
     bars = set(server.client.progress_reports)
     try:
         exporting = asyncio.ensure_future(server.command("exportlens.exportModule", uri, at))
-        await asyncio.sleep(3.0)  # inside forward's sleep
+        await until_a_child_idles(worker)  # inside forward's sleep
         assert not exporting.done()
         # the command's caller shows the progress (the extension's, with its Cancel): not the server
         assert set(server.client.progress_reports) == bars

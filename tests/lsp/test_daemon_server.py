@@ -20,7 +20,7 @@ from exportlens.engine.daemon_stop import daemon_running, stop_daemons
 from tests.conftest import WORKER_PYTHON
 from tests.engine.daemon_runs import CLEAN, FAILING, check, gone, statuses
 from tests.engine.daemon_runs import start as start_cli
-from tests.procs import descendants, leftovers
+from tests.procs import descendants, leftovers, until_a_child_idles
 
 from .conftest import WAIT, Session, start, stop
 from .test_cancel_export import SLOW
@@ -182,7 +182,7 @@ async def test_cancel_export_through_the_daemon(runtime: Path, tmp_path: Path) -
         flag.write_text("")
         try:
             exporting = asyncio.ensure_future(server.command("exportlens.exportModule", uri, at))
-            await asyncio.sleep(3.0)  # inside forward's sleep
+            await until_a_child_idles(status["workerPid"])  # inside forward's sleep
             assert not exporting.done()
             assert await server.command("exportlens.cancelExport", uri, at) == {"cancelled": True}
             result = await asyncio.wait_for(exporting, 15)
