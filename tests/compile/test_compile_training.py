@@ -22,6 +22,7 @@ from tests.compile.test_compile_realcode import CORPUS
 from tests.conftest import WORKER_PYTHON
 from tests.installed_transformers import installed, torch_breaks
 from tests.paths import ROOT
+from tests.torch_versions import worker_version
 from tests.worker_torch import WorkerTorch
 
 BREAK, RECOMPILE = "compile-graph-break", "compile-recompile"
@@ -50,6 +51,11 @@ TORCH_SAYS: dict[tuple[str, str], list[tuple[str, int, str]]] = {
 }
 
 
+# Breaks torch reports only up to a version (docs/torch-versions.md, "Compile checks"): 2.15 traces
+# the generator improved_diffusion's checkpoint passes from unet.py:116 (measured: 2.13 breaks
+# there, 2.15 does not; 2.14 not measured, taken as 2.13).
+UNTIL: dict[tuple[str, int, str], tuple[int, int]] = {("unet.py", 116, BREAK): (2, 14)}
+
 HF_BERT = ("hf_bert", "train_bert_hf.py")
 
 
@@ -60,7 +66,8 @@ def _torch_says(case: str, script: str) -> list[tuple[str, int, str]]:
         # user's in torch's traceback. 4.57.3's BERT never warns there: no break. torch's own run
         # with the installed release decides which.
         return [("train_bert_hf.py", 17, BREAK)] if torch_breaks("hf_bert") else []
-    return TORCH_SAYS[case, script]
+    version = worker_version()
+    return [said for said in TORCH_SAYS[case, script] if version <= UNTIL.get(said, version)]
 
 
 def _library_break() -> tuple[str, int]:
