@@ -7,6 +7,7 @@ from pathlib import Path
 
 from exportlens.findings import FileResult, Finding, ModuleResult, Range
 from exportlens.report.coverage import UNCALLED, coverage, coverage_lines
+from exportlens.report.text import render_text
 
 CWD = Path("/w")
 
@@ -76,3 +77,17 @@ def test_nothing_checked_is_said() -> None:
     assert "nothing was checked" in coverage_lines(found)[1]
     assert coverage([FileResult("/w/util.py")], CWD).nothing_checked is False  # no module: nothing to say
     assert coverage_lines(coverage([FileResult("/w/util.py")], CWD)) == []
+
+
+def test_a_class_exported_by_a_script_in_another_file_is_one_module() -> None:
+    """`scripts/export.py` exports `models/net.py`'s `Net`: both files report it (the model file gets
+    the script's findings mapped back), the run counts it once, under the file that defines it."""
+    tree = {"root": {"class": "Net", "file": "/w/models/net.py"}, "parts": []}
+    script = FileResult("/w/scripts/export.py", modules=[module("Net", "exported", "export-call")])
+    model = FileResult("/w/models/net.py", modules=[module("Net", "exported", "export-call")])
+    for result in (script, model):
+        result.modules[0].tree = tree  # type: ignore[assignment]
+    found = coverage([script, model], CWD)
+    assert (found.real, found.unchecked) == (["models/net.py:Net"], [])
+    assert coverage_lines(found)[0] == "1 module(s): 1 checked (1 on their own inputs)"
+    assert "1 module export(s) succeeded" in render_text([script, model], CWD)

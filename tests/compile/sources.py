@@ -183,3 +183,18 @@ if __name__ == "__main__":
     main()
 """
 )
+
+
+# pytorch/examples `mnist/main.py` `test()` as it is (indented as the tests' sources are, 4 spaces)
+MNIST_TEST_FUNCTION = """    def test(model, device, test_loader):
+        model.eval()
+        test_loss = 0
+        correct = 0
+        with torch.no_grad():
+            for data, target in test_loader:
+                data, target = data.to(device), target.to(device)
+                output = model(data)
+                test_loss += F.nll_loss(output, target, reduction='sum').item()  # sum up batch loss
+                pred = output.argmax(dim=1, keepdim=True)  # get the index of the max log-probability
+                correct += pred.eq(target.view_as(pred)).sum().item()
+"""

@@ -8,6 +8,7 @@ import textwrap
 from typing import Any
 
 from exportlens.discovery import discover
+from tests.compile.sources import MNIST_TEST_FUNCTION
 
 SCRIPT = textwrap.dedent(
     """
@@ -105,18 +106,9 @@ def test_a_switch_through_an_alias_or_the_wrapped_module_is_the_models() -> None
 # pytorch/examples mnist/main.py's `test()` as it is, called from a `main()` that compiles the model
 EVALUATE = NET + textwrap.dedent(
     """
-    def test(model, device, test_loader):
-        model.eval()
-        test_loss = 0
-        correct = 0
-        with torch.no_grad():
-            for data, target in test_loader:
-                data, target = data.to(device), target.to(device)
-                output = model(data)
-                test_loss += F.nll_loss(output, target, reduction='sum').item()  # sum up batch loss
-                pred = output.argmax(dim=1, keepdim=True)  # get the index of the max log-probability
-                correct += pred.eq(target.view_as(pred)).sum().item()
-
+"""
+    + MNIST_TEST_FUNCTION
+    + """
 
     def main():
         model = torch.compile(Net())

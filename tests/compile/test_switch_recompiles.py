@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.test_cli import run_cli
+from tests.compile.sources import MNIST_TEST_FUNCTION
 from tests.conftest import WORKER_PYTHON
 
 MNIST_NET = """
@@ -128,18 +129,9 @@ def test_autocast_recompiles_on_its_with_line(tmp_path: Path) -> None:
 MNIST_TEST = (
     MNIST_NET.split("    model = Net()")[0]
     + """
-    def test(model, device, test_loader):
-        model.eval()
-        test_loss = 0
-        correct = 0
-        with torch.no_grad():
-            for data, target in test_loader:
-                data, target = data.to(device), target.to(device)
-                output = model(data)
-                test_loss += F.nll_loss(output, target, reduction='sum').item()  # sum up batch loss
-                pred = output.argmax(dim=1, keepdim=True)  # get the index of the max log-probability
-                correct += pred.eq(target.view_as(pred)).sum().item()
-
+"""
+    + MNIST_TEST_FUNCTION
+    + """
 
     def main():
         model = torch.compile(Net())

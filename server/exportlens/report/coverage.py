@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..findings import FileResult, Finding
+from ..findings import FileResult, Finding, ModuleResult
+from .identity import module_identity
 from .paths import display_path
 
 # Findings that say why a module was not checked, in the order a reason is taken.
@@ -58,27 +59,48 @@ def coverage(results: list[FileResult], cwd: Path) -> Coverage:
         if m.tree and m.status != "skipped"
         for c in (m.tree["root"], *m.tree["parts"])
     }
+    for result, name, statuses, flagged in _modules(results):
+        label = f"{display_path(result.path, cwd)}:{name.partition('@')[0]}"
+        ran = [inputs for status, inputs in statuses if status != "skipped"]
+        if flagged and ran and label not in found.flagged:
+            found.flagged.append(label)
+        if not ran and (owner := inside.get((result.path, name.partition("@")[0]))) is not None:
+            found.recorded.append(f"{label} (inside {owner})")
+        elif not ran:
+            found.unchecked.append((label, _why(result.diagnostics, name)))
+        elif any(i in REAL for i in ran):
+            found.real.append(label)
+        elif "recorded" in ran:
+            found.recorded.append(label)
+        else:
+            found.guessed.append(label)
+    return found
+
+
+def _modules(results: list[FileResult]) -> list[tuple[FileResult, str, list[tuple[str, str]], bool]]:
+    """Each module once (report/identity.py), under the file that defines it when that file is in
+    the run: (its result, its name, (status, inputs) of each run of it in any file, whether an error
+    or a warning names it)."""
+    merged: dict[tuple[str, str, str], tuple[FileResult, str, list[tuple[str, str]], bool]] = {}
     for result in results:
         said = {f.module for f in result.diagnostics if f.module and f.severity in ("error", "warning")}
-        runs: dict[str, list[tuple[str, str]]] = {}
+        runs: dict[str, list[ModuleResult]] = {}
         for m in result.modules:
-            runs.setdefault(m.name, []).append((m.status, m.inputs))
-        for name, statuses in runs.items():
-            label = f"{display_path(result.path, cwd)}:{name.partition('@')[0]}"
-            ran = [inputs for status, inputs in statuses if status != "skipped"]
-            if name in said and ran and label not in found.flagged:
-                found.flagged.append(label)
-            if not ran and (owner := inside.get((result.path, name.partition("@")[0]))) is not None:
-                found.recorded.append(f"{label} (inside {owner})")
-            elif not ran:
-                found.unchecked.append((label, _why(result.diagnostics, name)))
-            elif any(i in REAL for i in ran):
-                found.real.append(label)
-            elif "recorded" in ran:
-                found.recorded.append(label)
-            else:
-                found.guessed.append(label)
-    return found
+            runs.setdefault(m.name, []).append(m)
+        for name, modules in runs.items():
+            where = next((module_identity(result, m) for m in modules if m.tree), None)
+            key = (*(where or (result.path, name.partition("@")[0])), name.partition("@")[2])
+            statuses: list[tuple[str, str]] = [(m.status, m.inputs) for m in modules]
+            before = merged.get(key)
+            home = before is None or (where is not None and where[0] == result.path)
+            owner, own_name = (result, name) if home or before is None else before[:2]
+            merged[key] = (
+                owner,
+                own_name,
+                (before[2] if before else []) + statuses,
+                (before[3] if before else False) or name in said,
+            )
+    return list(merged.values())
 
 
 def _why(findings: list[Finding], module: str) -> str:

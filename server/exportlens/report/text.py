@@ -9,6 +9,7 @@ from typing import Any
 from ..findings import FileResult, Range
 from ..notebook.located import in_cell
 from .coverage import coverage, coverage_lines
+from .identity import module_identity
 from .paths import display_path
 
 # A message's advice: from " Fix: " to the end of its sentence (a period before a blank or the end)
@@ -41,7 +42,7 @@ def said_fix(message: str, proof: dict[str, Any] | None) -> str:
 
 def render_text(results: list[FileResult], cwd: Path) -> str:
     lines: list[str] = []
-    verdicts: dict[tuple[str, str, str], str] = {}  # one per module and inputs, whatever the tracers
+    verdicts: dict[tuple[str, str, str, str], str] = {}  # one per module and inputs, whatever the tracers
     for result in results:
         for d in result.diagnostics:
             first, *rest = said_fix(d.message, d.proof).splitlines() or [""]
@@ -55,7 +56,7 @@ def render_text(results: list[FileResult], cwd: Path) -> str:
                 continue
             key = "unfinished" if module.status in STOPPED_STATUSES else module.status
             key = key if key in VERDICT_ORDER else "failed"
-            seen = (result.path, module.name, str(module.inputs))
+            seen = (*module_identity(result, module), module.name.partition("@")[2], str(module.inputs))
             verdicts[seen] = min(key, verdicts.get(seen, key), key=VERDICT_ORDER.index)
     counts = {"exported": 0, "failed": 0}
     for verdict in verdicts.values():
