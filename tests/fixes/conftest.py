@@ -75,7 +75,12 @@ def apply_edit(text: str, edit: types.WorkspaceEdit | None, uri: str, version: i
     def at(p: types.Position) -> int:  # the tests' sources are ASCII: UTF-16 == str index
         return offsets[min(p.line, len(lines))] + (p.character if p.line < len(lines) else 0)
 
-    for e in sorted(change.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+    # from the end back; edits at one position insert in the order they are listed (the spec's rule),
+    # so of those the last listed goes in first
+    ordered = sorted(
+        enumerate(change.edits), key=lambda ie: (ie[1].range.start.line, ie[1].range.start.character, ie[0])
+    )
+    for _, e in reversed(ordered):
         assert isinstance(e, types.TextEdit)
         text = text[: at(e.range.start)] + e.new_text + text[at(e.range.end) :]
     ast.parse(text)
