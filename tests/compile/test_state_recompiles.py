@@ -88,3 +88,23 @@ def test_a_counter_kept_in_a_buffer_does_not_recompile(tmp_path: Path) -> None:
     out = run_cli("dqn.py", "--no-cache", "--format", "json", cwd=tmp_path)
     found = [d for f in json.loads(out.stdout)["files"] for d in f["diagnostics"]]
     assert [d["code"] for d in found if d["code"] == "compile-recompile"] == [], found
+
+
+def test_a_step_counter_in_a_global_recompiles_on_its_line_and_no_knob_is_advised(tmp_path: Path) -> None:
+    """The same DQN with its counter a module global (`global STEP; STEP += 1`). Torch's verdict,
+    by hand (torch 2.13.0): each call logs `Recompiling ... G['STEP'] == 0`, then `== 1`, ...;
+    `allow_unspec_int_on_nn_module` is about module attributes and does not apply."""
+    source = textwrap.dedent(DQN).lstrip("\n")
+    source = source.replace("        self.step = 0\n", "").replace(
+        "        self.step += 1\n", "        global STEP\n        STEP += 1\n"
+    )
+    source = source.replace("class DQN_CNN(nn.Module):", "STEP = 0\n\n\nclass DQN_CNN(nn.Module):")
+    (tmp_path / "dqn_global.py").write_text(source)
+    out = run_cli("dqn_global.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    found = [d for f in json.loads(out.stdout)["files"] for d in f["diagnostics"]]
+    step = source.splitlines().index("        STEP += 1")
+    assert [(d["code"], d["range"]["start"]["line"]) for d in found] == [("compile-recompile", step)], found
+    message = found[0]["message"]
+    assert "its guard `G['STEP'] == 0` fails on the next call" in message, message
+    assert "Proven" not in message and "allow_unspec_int_on_nn_module" not in message, message
