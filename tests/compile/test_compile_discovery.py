@@ -73,3 +73,16 @@ def test_a_top_level_compile_called_in_main_gets_that_blocks_prelude() -> None:
     (net,) = discover(source, "train.py").subjects
     assert net.inputs["call"][:2] == [line_of(source, "    model(x)") + 1, 4]
     assert net.inputs["prelude"] == [[line_of(source, "x = torch.randn") + 1, 4]]
+
+
+def test_a_helper_defined_above_main_does_not_feed_the_first_call() -> None:
+    """`evaluate()` reads the global compiled model and is defined first, but runs only when `main()`
+    calls it, after main's own call: that call, in execution order, feeds the check."""
+    source = (
+        PRINT_AND_BRANCH.replace("out = model(torch.randn(2, 8))\n", "")
+        + "\n\ndef evaluate():\n    return model(torch.zeros(3, 8))\n"
+        + "\n\ndef main():\n    out = model(torch.randn(2, 8))\n    evaluate()\n"
+        + '\n\nif __name__ == "__main__":\n    main()\n'
+    )
+    (net,) = [t for t in discover(source, "net.py").subjects if t.compile is not None]
+    assert net.inputs["call"][:2] == [line_of(source, "out = model(torch.randn(2, 8))") + 1, 10]

@@ -78,6 +78,7 @@ def test_the_load_stops_at_the_loop_that_calls_a_model_first_called_in_a_functio
                 out = model(X)
 
         while True:
+            losses = estimate_loss()  # nanoGPT's train.py evaluates at iteration 0, then trains
             loss = model(torch.randn(2, 3)).sum()
             loss.backward()
         """

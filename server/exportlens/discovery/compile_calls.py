@@ -89,8 +89,13 @@ def _first_call_after(
     body: list[ast.stmt], name: str, imports: dict[str, str]
 ) -> tuple[ast.Call | None, list[Step]]:
     """The first call of `name` in `body`; in a top-level `if` block or function (`main()`), with the
-    statements before it there (its prelude); in a loop, with the loop's first pass up to it."""
+    statements before it there (its prelude); in a loop, with the loop's first pass up to it. A
+    function counts only if the rest of the code calls it directly (`main()`): a helper that `main()`
+    calls later runs after main's own first call, not where it is defined."""
+    entries = _called_functions(body)
     for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and entries and stmt.name not in entries:
+            continue
         if isinstance(stmt, _BLOCKS):
             if (call := _first_call(stmt.body, name)) is not None:
                 prelude = path_to(stmt.body, call, imports)
@@ -102,6 +107,20 @@ def _first_call_after(
         if any(isinstance(t, ast.Name) and t.id == name for t in getattr(stmt, "targets", [])):
             break  # rebound before it is called
     return None, []
+
+
+def _called_functions(body: list[ast.stmt]) -> set[str]:
+    """The functions `body`'s own statements call by name (outside function and class bodies)."""
+    found: set[str] = set()
+    stack: list[ast.AST] = [
+        s for s in body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            found.add(node.func.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _compiled_methods(tree: ast.Module, imports: dict[str, str]) -> list[CompileCall]:
