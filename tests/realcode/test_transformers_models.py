@@ -31,7 +31,7 @@ TRUTH = Path(__file__).with_name("export_truth.py")
 
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(torch's verdict, ExportLens's diagnostics) per script: one CLI run over the folder."""
+    """(torch's verdict, ExportLens's diagnostics with real paths) per script: one CLI run."""
     folder = tmp_path_factory.mktemp("tiny_transformers")
     for tiny in MODELS:
         for shape in SHAPES:
@@ -47,6 +47,9 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], d
     truth = {Path(said["path"]).name: said for said in map(json.loads, done.stdout.splitlines())}
     out = run_cli(".", "--no-cache", "--format", "json", cwd=folder, python=WORKER_PYTHON)
     said = {Path(entry["path"]).name: entry["diagnostics"] for entry in json.loads(out.stdout)["files"]}
+    for finding in (d for found in said.values() for d in found):
+        for related in finding.get("related") or []:  # the CLI's paths are the folder's relative ones
+            related["path"] = _real(str(folder / related["path"]))
     return truth, said
 
 
@@ -69,7 +72,7 @@ def test_a_refusal_inside_transformers_names_the_user_line_and_the_modeling_line
     first = errors[0] if errors else None
     assert first is not None, verdict
     assert first["range"]["start"]["line"] == verdict["user_line"] - 1, (first, verdict)
-    related = {(_real(r["path"]), r["range"]["start"]["line"]) for r in first.get("related") or []}
+    related = {(r["path"], r["range"]["start"]["line"]) for r in first.get("related") or []}
     if verdict["verdict"] == "raised":  # the script fails before its export (a library's import)
         assert related & {(_real(path), line - 1) for path, line in verdict["libraries"]}, (first, verdict)
         return
