@@ -79,3 +79,7 @@ def test_a_refusal_inside_transformers_names_the_user_line_and_the_modeling_line
     library, line = verdict["library"]
     assert Path(library).name.startswith("modeling_"), verdict
     assert (_real(library), line - 1) in related, (first, verdict)
+    # what the search found past it, inside the library too, names its library line as well
+    for later in said[case][1:]:
+        inside = [r for r in later.get("related") or [] if "/transformers/" in r["path"]]
+        assert inside, later
