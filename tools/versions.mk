@@ -20,10 +20,12 @@ examples-diff: setup
 
 # The transformers tests on a second release a year older than pyproject.toml's (issue 44): pins in
 # tools/transformers-older.txt, its venv made once by tools/transformers-venv.sh (cached under
-# .venv-transformers/, ~10 s, ~135 MB); pytest runs in $(VENV), the worker in that venv (~5 min).
+# .venv-transformers/, ~10 s, ~135 MB); pytest runs in $(VENV), the worker in that venv (~8 min: the
+# cache fix's ~3, the ten tiny models' of test_transformers_models.py ~3).
 # The in-process decode-step test is left out: it imports this interpreter's transformers.
 TRANSFORMERS_TESTS ?= tests/realcode/test_transformers_cache.py tests/realcode/test_decode_step.py \
   tests/realcode/test_cache_wrapper_fix.py tests/fixes/test_cache_wrapper_copies.py \
+  tests/realcode/test_transformers_models.py \
   'tests/compile/test_compile_training.py::test_each_break_torch_reports_in_a_training_step_is_found_on_its_line[hf_bert-train_bert_hf.py]'
 TRANSFORMERS_DESELECT ?= --deselect tests/realcode/test_decode_step.py::test_the_decode_step_puts_the_cache_back
 

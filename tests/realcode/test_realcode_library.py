@@ -21,6 +21,7 @@ USES_LIBRARY = str(DATA / "uses_library.py")
 SITE = DATA / "fakesite" / "lib" / "python3.11" / "site-packages"
 LIBRARY = str(SITE / "tinylib" / "__init__.py")
 USES_TINYFORMERS = str(DATA / "uses_tinyformers.py")
+BROKEN_KERNEL = str(DATA / "broken_kernel.py")
 MODELING_QWEN2 = str(SITE / "tinyformers" / "models" / "qwen2" / "modeling_qwen2.py")
 
 
@@ -163,6 +164,25 @@ async def test_library_constructor_raising_is_a_module_init_error(engine: Engine
     # Both calls of the library class are checked: the first one exports.
     statuses = sorted((m.name, m.status) for m in result.modules if m.name.startswith("Configured"))
     assert statuses == [("Configured", "exported"), (f"Configured@{call_line + 1}", "failed")]
+
+
+async def test_a_library_import_raising_while_the_script_builds_its_model_names_the_library_line(
+    engine: Engine,
+) -> None:
+    """transformers 4.57's Mamba imports a `kernels` package built for another hub release when it is
+    built: the script's line, and the library line that raised (issue 44)."""
+    result = await check(engine, BROKEN_KERNEL)
+    (finding,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert finding.code == "import-error"
+    assert (finding.path, finding.range.start.line) == (
+        BROKEN_KERNEL,
+        line_of(BROKEN_KERNEL, "model = Scanned()"),
+    )
+    kernel = str(SITE / "tinylib" / "_scan_kernel.py")
+    assert (kernel, line_of(kernel, "from tinylib_missing_runtime")) in [
+        (r.path, r.range.start.line) for r in finding.related
+    ]
+    assert "In library code: `<module>` at tinylib/_scan_kernel.py:" in finding.message
 
 
 def test_two_export_calls_of_one_library_model_are_two_targets() -> None:

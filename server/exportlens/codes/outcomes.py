@@ -32,6 +32,7 @@ CODES: dict[str, Code] = {
             "fix the error on this line",
             refusal=False,
             tracer=None,
+            library=True,  # raised inside an installed library (a model's import of its kernels)
         ),
         # Information, as every code of ExportLens's own (`own`): torch never saw the module. The
         # inputs are what ExportLens rebuilt from the code (a loop's first call, a config's

@@ -39,11 +39,14 @@ _NON_STRICT = "non-strict export (fake tensors)"
 def diagnose(record: FailureRecord, ctx: DiagnosisContext) -> list[Finding]:
     sources = Sources(ctx)
     findings: list[Finding] = []
-    seen: set[tuple[str, str, int, int]] = set()
+    seen: set[tuple[str, str, int, int, object]] = set()
     each = [_one(one, ctx, sources) for one in [record, *(record.get("more") or [])]]
     mapped = later_findings(record, each)
     for finding in mapped:
-        key = (finding.code, finding.path, finding.range.start.line, finding.range.start.character)
+        # Two refusals inside a library land on the same user line: its line tells them apart.
+        library = (finding.fix or {}).get("library") or {}
+        inside = (library.get("path"), library.get("line")) if isinstance(library, dict) else None
+        key = (finding.code, finding.path, finding.range.start.line, finding.range.start.character, inside)
         if key not in seen:
             seen.add(key)
             findings.append(finding)

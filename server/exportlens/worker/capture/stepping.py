@@ -232,9 +232,15 @@ def _is_library(filename: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _is_user(filename: str) -> bool:
-    if filename.startswith("<"):
+    # Any installed package is not the user's, the interpreter's own site or another one (torch
+    # from a `--system-site-packages` base, a user site, a `.pth` line): counted as the user's,
+    # torch's frames made the site of a failure one inside torch, never matched on the retrace.
+    if filename.startswith("<") or any(part in filename for part in _INSTALLED):
         return False
     return not os.path.realpath(filename).startswith(_NOT_USER)
+
+
+_INSTALLED = ("/site-packages/", "/dist-packages/")
 
 
 def site_of(frames: list[Frame]) -> Site | None:
