@@ -281,10 +281,10 @@ export class ServerManager implements vscode.Disposable {
             return answers;
           },
         },
-        didOpen: async (document, next) => {
+        didOpen: (document, next) => {
           this.hooks.onCheckScheduled(document.uri.toString());
-          await next(document);
-          tellOpened(document, this.sendCursor);
+          tellOpened(document, this.sendCursor); // before the didOpen: its first check plans with it
+          return next(document);
         },
         didChange: (event, next) => {
           if (readClientSettings(this.reader()).runOn === 'type' && event.contentChanges.length > 0) {

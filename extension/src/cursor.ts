@@ -35,7 +35,7 @@ export function watchCursor(send: SendCursor): vscode.Disposable {
   );
 }
 
-/** Right after a buffer's didOpen: its cursor, before the server plans that first check. */
+/** Just before a buffer's didOpen: its cursor, which the server keeps for that first check. */
 export function tellOpened(document: vscode.TextDocument, send: SendCursor): void {
   const line = isChecked(document) ? cursorLine(document) : undefined;
   if (line !== undefined) {

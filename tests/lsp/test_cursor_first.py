@@ -42,9 +42,9 @@ async def _open_with_cursor(server: Session, name: str, cursor: int | None) -> t
     uri, text = server.write(name, TWO)
     mark = len(server.record.published)
     checked = len(server.record.checked)
-    server.send_open(uri, text)
-    if cursor is not None:
+    if cursor is not None:  # as the client does: just before the buffer's didOpen
         server.client.protocol.notify(CURSOR, {"uri": uri, "line": cursor})
+    server.send_open(uri, text)
     await server.wait_checked(uri, 1, checked)
     return uri, mark
 

@@ -16,9 +16,9 @@ def register(server: ExportLensServer) -> None:
     @server.feature(CURSOR)
     def cursor_moved(ls: ExportLensServer, params: Any) -> None:
         uri, line = _field(params, "uri"), _field(params, "line")
-        # only a buffer the server has open (VS Code sends the cursor after the buffer's didOpen)
-        if isinstance(uri, str) and isinstance(line, int) and line >= 0 and uri in ls.session.files:
-            ls.session.files[uri].cursor_line = line
+        # the client sends it just before a buffer's didOpen too, so that the first check has it
+        if isinstance(uri, str) and isinstance(line, int) and line >= 0:
+            ls.session.cursors[uri] = line
 
 
 def _field(params: Any, name: str) -> Any:

@@ -143,7 +143,8 @@ class Scheduler:
                 publish(snap)  # last session's results, marked, while they are re-checked
         cached = {name: entry.key for name, entry in state.entries.items() if not entry.cached}
         # the modules the edit touched, and the one under the cursor, go first (their results first)
-        focus = changed | ({state.cursor_line} if state.cursor_line is not None else set())
+        cursor = self.session.cursors.get(state.uri)
+        focus = changed | ({cursor} if cursor is not None else set())
         first, rest = plan(found, keys, cached, state.placement.elsewhere(), focus, force)
         for batch in (first, rest):
             if batch and not await self._batch(state, snap, batch):

@@ -139,6 +139,8 @@ class Session:
         self.init_trusted = True
         self.documents = Documents(text_document, notebook)
         self.files: dict[str, FileState] = {}
+        # uri -> the cursor's line (cursor.py): may come before the buffer's didOpen, kept until close
+        self.cursors: dict[str, int] = {}
         self.site_index = SiteIndex()  # the workspace's export calls, re-read as files change
         # The module the graph panel last asked for (path, module): its checks build the view.
         self.graph_views: frozenset[tuple[str, str]] = frozenset()
@@ -260,6 +262,7 @@ class Session:
         """The buffer closed: nothing is kept for it."""
         self.documents.forget(uri)
         self._keys.pop(uri, None)
+        self.cursors.pop(uri, None)
         return self.files.pop(uri, None)
 
 

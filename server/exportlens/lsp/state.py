@@ -67,7 +67,6 @@ class FileState:
     task: asyncio.Task[None] | None = None
     placement: Placement = field(default_factory=Placement)  # modules another file checks (check/plan.py)
     changed_lines: set[int] = field(default_factory=set)  # since the last check started
-    cursor_line: int | None = None  # where the user's cursor is (cursor.py): its module is checked first
     context: str = ""  # what stored results are valid under (persist/fingerprint.py), from the last open/save
     last_published: str = ""  # what was last published (scheduler.py): an identical one is skipped
     skipped: str | None = None  # why it was last not checked (session.py's `skipped`), said once
