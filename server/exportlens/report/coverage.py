@@ -92,14 +92,13 @@ def _modules(results: list[FileResult]) -> list[tuple[FileResult, str, list[tupl
             key = (*(where or (result.path, name.partition("@")[0])), name.partition("@")[2])
             statuses: list[tuple[str, str]] = [(m.status, m.inputs) for m in modules]
             before = merged.get(key)
-            home = before is None or (where is not None and where[0] == result.path)
-            owner, own_name = (result, name) if home or before is None else before[:2]
-            merged[key] = (
-                owner,
-                own_name,
-                (before[2] if before else []) + statuses,
-                (before[3] if before else False) or name in said,
-            )
+            if before is None:
+                merged[key] = (result, name, statuses, name in said)
+                continue
+            # the defining file's entry names the module; else the first file that reports it
+            home = where is not None and where[0] == result.path
+            owner, own_name = (result, name) if home else (before[0], before[1])
+            merged[key] = (owner, own_name, before[2] + statuses, before[3] or name in said)
     return list(merged.values())
 
 
